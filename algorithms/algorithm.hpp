@@ -1,0 +1,56 @@
+// What every algorithm runner receives and returns, and the registry that maps `-b NAME` to a
+// runner. A runner runs its program on the engine, writes --output, computes its ALGORITHM::
+// summary lines and, with --verify, checks the result against its in-memory reference.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/engine_options.hpp"
+#include "core/run_stats.hpp"
+#include "io/graph_format.hpp"
+#include "io/status.hpp"
+
+namespace edgestream {
+
+/// Algorithm parameters from the command line (X-Stream's names in comments).
+struct AlgorithmParams {
+  std::uint64_t pagerank_iterations = 5;  // --pagerank::niters
+  std::uint64_t bfs_root = 0;             // --bfs::root
+  std::uint64_t sssp_source = 0;          // --sssp::source
+};
+
+struct AlgorithmRequest {
+  GraphInfo graph;
+  EngineOptions engine;
+  AlgorithmParams params;
+  std::filesystem::path output;  // empty: no per-vertex output
+  bool verify = false;
+};
+
+struct AlgorithmReport {
+  RunStats stats;
+  /// ALGORITHM::<NAME>::<KEY> <value> lines, in order.
+  std::vector<std::pair<std::string, std::string>> summary;
+  std::optional<bool> verified;    // set when verification ran
+  std::string verification_detail; // why it failed, or what was checked
+};
+
+using AlgorithmRunner = Expected<AlgorithmReport> (*)(const AlgorithmRequest&);
+
+/// Every `-b` name this build runs, with its runner (aliases included, e.g. wcc -> cc).
+const std::map<std::string, AlgorithmRunner>& algorithm_registry();
+
+Expected<AlgorithmReport> run_pagerank(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_bfs(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_cc(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_sssp(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_degree_cnt(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_range_check(const AlgorithmRequest& request);
+
+}  // namespace edgestream

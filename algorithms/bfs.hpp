@@ -1,0 +1,61 @@
+// Breadth-first search from --bfs::root along out-edges, level-synchronous: superstep s expands
+// the vertices at level s. Output per vertex: level and parent; unreachable: -1 and -1; the root:
+// level 0, parent = root. The parent is the smallest-id in-neighbour one level up, so the result
+// is identical for every partitioning and thread count.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/reference_graph.hpp"
+#include "core/program.hpp"
+
+namespace edgestream {
+
+struct BfsProgram {
+  static constexpr std::uint32_t kUnreached = UINT32_MAX;
+  struct Vertex {
+    std::uint32_t level;
+    VertexId parent;
+  };
+  struct Update {
+    VertexId parent;
+  };
+  static constexpr bool kUndirected = false;
+  static constexpr bool kCombinable = true;
+  static constexpr bool kHasPrepare = false;
+  static constexpr bool kNonNegativeWeights = false;
+  static constexpr unsigned kMaxEmitsPerEdge = 1;
+
+  VertexId root = 0;
+
+  void init(VertexId v, Vertex& s) const { s = v == root ? Vertex{0, root} : Vertex{kUnreached, kUnreached}; }
+  template <typename Emit>
+  void scatter(const Vertex& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const {
+    if (src.level == superstep) emit(e.dst, Update{e.src});
+  }
+  bool gather(VertexId, Vertex& s, const Update& u, std::uint32_t emitted_superstep) const {
+    const std::uint32_t level = emitted_superstep + 1;
+    if (s.level == kUnreached) {
+      s = Vertex{level, u.parent};
+      return true;
+    }
+    if (s.level == level && u.parent < s.parent) {
+      s.parent = u.parent;
+      return true;
+    }
+    return false;
+  }
+  static void combine(Update& into, const Update& from) { into.parent = std::min(into.parent, from.parent); }
+  bool done(const SuperstepStats& s) const { return s.emitted == 0; }
+};
+
+struct BfsResult {
+  std::vector<std::int64_t> level;   // -1 unreachable
+  std::vector<std::int64_t> parent;  // -1 unreachable
+};
+
+/// The reference: a queue-based BFS over out-adjacency, parent = smallest-id in-neighbour one level up.
+BfsResult bfs_reference(const InMemoryGraph& g, VertexId root);
+
+}  // namespace edgestream

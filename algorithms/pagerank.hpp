@@ -1,0 +1,69 @@
+// PageRank, X-Stream's definition: r0(v) = 1; N iterations of r(v) = 0.15 + 0.85 * sum over
+// edges u->v of r(u)/outdeg(u); the mass of vertices without out-edges is dropped. Superstep 0
+// counts out-degrees (updates to the source, always in memory), supersteps 1..N move rank.
+// Ranks are single-precision floats as in X-Stream; the reference uses doubles, and results agree
+// within kPageRankTolerance (relative).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/reference_graph.hpp"
+#include "core/program.hpp"
+
+namespace edgestream {
+
+/// |engine - reference| <= kPageRankTolerance * max(1, |reference|) for every vertex.
+inline constexpr double kPageRankTolerance = 1e-4;
+
+struct PageRankProgram {
+  struct Vertex {
+    float rank;
+    float sum;
+    std::uint32_t degree;
+  };
+  struct Update {
+    float value;
+  };
+  static constexpr bool kUndirected = false;
+  static constexpr bool kCombinable = true;
+  static constexpr bool kHasPrepare = true;
+  static constexpr bool kNonNegativeWeights = false;
+  static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr float kDamping = 0.85F;
+
+  std::uint32_t iterations = 5;
+
+  void init(VertexId, Vertex& v) const { v = Vertex{1.0F, 0.0F, 0}; }
+  void prepare(VertexId, Vertex& v, std::uint32_t superstep) const {
+    if (superstep == 1) {
+      v.rank = 1.0F;
+    } else if (superstep >= 2) {
+      v.rank = (1.0F - kDamping) + kDamping * v.sum;
+    }
+    v.sum = 0.0F;
+  }
+  template <typename Emit>
+  void scatter(const Vertex& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const {
+    if (superstep == 0) {
+      emit(e.src, Update{1.0F});
+    } else {
+      emit(e.dst, Update{src.rank / static_cast<float>(src.degree)});
+    }
+  }
+  bool gather(VertexId, Vertex& v, const Update& u, std::uint32_t emitted_superstep) const {
+    if (emitted_superstep == 0) {
+      ++v.degree;
+    } else {
+      v.sum += u.value;
+    }
+    return true;
+  }
+  static void combine(Update& into, const Update& from) { into.value += from.value; }
+  bool done(const SuperstepStats& s) const { return s.superstep >= iterations; }
+};
+
+/// The reference: `iterations` power iterations in double precision over the edge list.
+std::vector<double> pagerank_reference(const InMemoryGraph& g, std::uint32_t iterations);
+
+}  // namespace edgestream

@@ -1,0 +1,324 @@
+// benchmark_driver: X-Stream's command line (every option accepted with its meaning), EdgeStream's
+// additions, the run, and the X-Stream statistics lines / JSON / verification output.
+#include "benchmarks/driver.hpp"
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "algorithms/algorithm.hpp"
+#include "core/cancellation.hpp"
+#include "core/memory_blocker.hpp"
+#include "core/size_literal.hpp"
+#include "io/graph_format.hpp"
+
+namespace po = boost::program_options;
+
+namespace edgestream {
+namespace {
+
+// Algorithms of the contract that this build does not run yet (they are named so the message can
+// say so instead of "unknown").
+const char* const kPlannedAlgorithms[] = {"pagerank_ddf", "bfs_forest", "sssp_forest", "scc", "mis", "mcst", "spmv",
+                                          "conductance", "reverse", "triangle_counting", "hyperanf",
+                                          "belief_propagation", "bc", "checkbip", "als"};
+
+po::options_description make_options() {
+  po::options_description general("General (X-Stream compatible)");
+  general.add_options()
+      ("help,h", "print this help")
+      ("graph,g", po::value<std::string>(), "graph: G or G.ini (required)")
+      ("benchmark,b", po::value<std::string>()->default_value("bfs"), "algorithm to run")
+      ("processors,p", po::value<std::string>()->default_value("1"), "worker threads")
+      ("autotune,a", "choose the number of partitions from --physical_memory (the default)")
+      ("physical_memory", po::value<std::string>()->default_value("1G"),
+       "memory budget: peak RSS stays within it (e.g. 256M, 8G)")
+      ("partitions,k", po::value<std::string>(), "force this many streaming partitions")
+      ("super_partitions", po::value<std::string>(), "multiplies --partitions (X-Stream's two-level count)")
+      ("cpu_cache_size", po::value<std::string>()->default_value("2M"), "per-core cache size for cache partitions")
+      ("cpu_line_size", po::value<std::string>()->default_value("64"), "cache line size (accepted; unused)")
+      ("fanout,f", po::value<std::string>()->default_value("32"), "X-Stream's splitter fanout (accepted; unused)")
+      ("force_buffers", po::value<std::string>()->default_value("0"), "X-Stream's buffer count (accepted; unused)")
+      ("qsort", "X-Stream's sort-based shuffle (accepted; unused: routing is a counting sort)")
+      ("no_dio", "buffered I/O through the page cache instead of direct I/O")
+      ("compressed_io", "zlib for edge and update streams (X-Stream's meaning)")
+      ("blocked_memory", po::value<std::string>()->default_value("0"), "pin this much RAM during the run")
+      ("heartbeat", "one line per superstep on stderr")
+      ("measure_scatter_gather", "accepted; per-superstep times are in --stats_json")
+      ("destroy_init", "accepted; the input is never modified")
+      ("vertices_disk", po::value<std::string>(), "volume index for vertex state (X-Stream placement)")
+      ("input_disk", po::value<std::string>(), "volume index of the input (X-Stream placement)")
+      ("edges_disk", po::value<std::string>(), "volume index for edge streams (X-Stream placement)")
+      ("updates0_disk", po::value<std::string>(), "volume index for update streams, set 0")
+      ("updates1_disk", po::value<std::string>(), "volume index for update streams, set 1")
+      ("output_disk", po::value<std::string>(), "volume index for output (X-Stream placement)");
+  po::options_description additions("EdgeStream additions");
+  additions.add_options()
+      ("read_chunk", po::value<std::string>()->default_value("4M"), "bytes per read request")
+      ("write_chunk", po::value<std::string>()->default_value("4M"), "bytes per write request")
+      ("io_depth", po::value<std::string>()->default_value("4"), "requests in flight per stream")
+      ("io_engine", po::value<std::string>()->default_value("uring"), "uring, or sync (pread/pwrite)")
+      ("edges_codec", po::value<std::string>()->default_value("none"), "codec of edge streams")
+      ("updates_codec", po::value<std::string>()->default_value("none"), "codec of update streams")
+      ("output", po::value<std::string>(), "per-vertex results as text, one line per vertex")
+      ("stats_json", po::value<std::string>(), "write the run's statistics as one JSON object")
+      ("verify", "check the result against the in-memory reference (needs RAM for the whole graph)")
+      ("config", po::value<std::string>(), "option file (key = value lines); the command line wins")
+      ("work_dir", po::value<std::vector<std::string>>()->composing(), "scratch volume (repeatable)")
+      ("checkpoint", po::value<std::string>(), "save vertex state at superstep boundaries (not yet available)")
+      ("resume", po::value<std::string>(), "continue a checkpointed run (not yet available)");
+  po::options_description algorithm("Algorithm options");
+  algorithm.add_options()
+      ("pagerank::niters", po::value<std::string>()->default_value("5"), "PageRank iterations")
+      ("bfs::root", po::value<std::string>()->default_value("0"), "BFS root vertex")
+      ("sssp::source", po::value<std::string>()->default_value("0"), "SSSP source vertex")
+      ("bc::source", po::value<std::string>()->default_value("0"), "BC source vertex")
+      ("belief_propagation::niters", po::value<std::string>()->default_value("5"), "BP iterations")
+      ("triangle_counting::niters", po::value<std::string>()->default_value("1"), "approximate triangle counter rounds")
+      ("als::niters", po::value<std::string>()->default_value("5"), "ALS iterations")
+      ("hyperanf::maxiters", po::value<std::string>()->default_value("100"), "HyperANF iterations at most")
+      ("hyperanf::epsilon", po::value<std::string>()->default_value("0.001"), "HyperANF stopping change")
+      ("hyperanf::rsd", po::value<std::string>()->default_value("0.10"), "HyperANF relative standard deviation")
+      ("cc_online::shm_key", po::value<std::string>(), "accepted; cc_online is not provided");
+  po::options_description all;
+  all.add(general).add(additions).add(algorithm);
+  return all;
+}
+
+struct Usage {
+  std::string message;
+};
+
+std::string text(const po::variables_map& vm, const char* name) { return vm[name].as<std::string>(); }
+
+Expected<std::uint64_t> size_option(const po::variables_map& vm, const char* name) {
+  return parse_size(name, text(vm, name));
+}
+Expected<std::uint64_t> count_option(const po::variables_map& vm, const char* name) {
+  return parse_count(name, text(vm, name));
+}
+
+void print_json(std::ostream& out, const std::string& graph, const std::string& algorithm, const AlgorithmRequest& req,
+                const AlgorithmReport& report, double wall_seconds) {
+  const RunStats& s = report.stats;
+  auto io = [&](const char* name, const IoCounters& c) {
+    out << "\"" << name << "\":{\"bytes_read\":" << c.bytes_read << ",\"bytes_written\":" << c.bytes_written
+        << ",\"requests\":" << c.requests << ",\"wait_seconds\":" << static_cast<double>(c.wait_ns) * 1e-9 << "}";
+  };
+  out << std::setprecision(9) << "{\"graph\":\"" << json_escape(graph) << "\",\"algorithm\":\"" << json_escape(algorithm)
+      << "\",\"vertices\":" << s.vertices << ",\"edges\":" << s.edges << ",\"options\":{\"processors\":" << s.plan.threads
+      << ",\"physical_memory\":" << req.engine.physical_memory << ",\"read_chunk\":" << s.plan.io.read_chunk
+      << ",\"write_chunk\":" << s.plan.io.write_chunk << ",\"io_depth\":" << s.plan.io.depth
+      << ",\"direct_io\":" << (s.plan.io.direct ? "true" : "false") << ",\"io_engine\":\""
+      << (req.engine.io.engine == IoEngine::kUring ? "uring" : "sync") << "\",\"edges_codec\":\"none\",\"updates_codec\":\"none\""
+      << ",\"forced_partitions\":" << req.engine.forced_partitions << "},\"partitions\":" << s.plan.partitions
+      << ",\"cache_partitions\":" << s.plan.cache_partitions << ",\"supersteps\":" << s.supersteps
+      << ",\"wall_seconds\":" << wall_seconds << ",\"setup_seconds\":" << s.setup_seconds
+      << ",\"engine_seconds\":" << s.engine_seconds << ",\"io_wait_seconds\":" << s.io_wait_seconds()
+      << ",\"bytes_read\":" << s.bytes_read() << ",\"bytes_written\":" << s.bytes_written() << ",\"streams\":{";
+  io("input", s.input_io);
+  out << ",";
+  io("edges", s.edges_io);
+  out << ",";
+  io("updates", s.updates_io);
+  out << ",";
+  io("vertices", s.vertices_io);
+  out << "},\"compression_ratio\":1,\"updates\":{\"emitted\":" << s.updates_emitted << ",\"in_memory\":" << s.updates_in_memory
+      << ",\"spilled\":" << s.updates_spilled << "},\"peak_rss_bytes\":" << s.peak_rss
+      << ",\"estimated_peak_bytes\":" << s.plan.estimated_peak() << ",\"per_superstep\":[";
+  for (std::size_t i = 0; i < s.per_superstep.size(); ++i) {
+    const SuperstepStats& p = s.per_superstep[i];
+    out << (i ? "," : "") << "{\"superstep\":" << p.superstep << ",\"emitted\":" << p.emitted << ",\"in_memory\":"
+        << p.in_memory << ",\"spilled\":" << p.spilled << ",\"changed\":" << p.changed << "}";
+  }
+  out << "],\"summary\":{";
+  for (std::size_t i = 0; i < report.summary.size(); ++i) {
+    out << (i ? "," : "") << "\"" << json_escape(report.summary[i].first) << "\":\"" << json_escape(report.summary[i].second) << "\"";
+  }
+  out << "}";
+  if (report.verified) out << ",\"verification\":\"" << (*report.verified ? "PASS" : "FAIL") << "\"";
+  out << "}\n";
+}
+
+// Parses the command line (and --config) into a request. Usage problems come back as kInvalidArgument.
+Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::string& algorithm) {
+  AlgorithmRequest req;
+  if (vm.count("graph") == 0) return invalid_argument("the option --graph (-g) is required");
+  algorithm = text(vm, "benchmark");
+  ES_ASSIGN_OR_RETURN(const std::uint64_t threads, count_option(vm, "processors"));
+  if (threads == 0 || threads > 1024) {
+    return invalid_argument("--processors must be between 1 and 1024, got " + std::to_string(threads));
+  }
+  req.engine.threads = static_cast<unsigned>(threads);
+  ES_ASSIGN_OR_RETURN(req.engine.physical_memory, size_option(vm, "physical_memory"));
+  ES_ASSIGN_OR_RETURN(req.engine.cpu_cache_size, size_option(vm, "cpu_cache_size"));
+  if (req.engine.cpu_cache_size < 4096) return invalid_argument("--cpu_cache_size must be at least 4K");
+  std::uint64_t partitions = 0;
+  if (vm.count("partitions") != 0 || vm.count("super_partitions") != 0) {
+    std::uint64_t k = 1;
+    std::uint64_t super = 1;
+    if (vm.count("partitions") != 0) {
+      ES_ASSIGN_OR_RETURN(k, count_option(vm, "partitions"));
+    }
+    if (vm.count("super_partitions") != 0) {
+      ES_ASSIGN_OR_RETURN(super, count_option(vm, "super_partitions"));
+    }
+    if (k == 0 || super == 0) return invalid_argument("--partitions and --super_partitions must be at least 1");
+    if (k > (std::uint64_t{1} << 32) / super) return invalid_argument("too many partitions requested");
+    partitions = k * super;
+  }
+  req.engine.forced_partitions = partitions;
+  ES_ASSIGN_OR_RETURN(const std::uint64_t read_chunk, size_option(vm, "read_chunk"));
+  ES_ASSIGN_OR_RETURN(const std::uint64_t write_chunk, size_option(vm, "write_chunk"));
+  ES_ASSIGN_OR_RETURN(const std::uint64_t depth, count_option(vm, "io_depth"));
+  for (const auto& [name, value] : {std::pair{"read_chunk", read_chunk}, std::pair{"write_chunk", write_chunk}}) {
+    if (value < 4096 || value % 4096 != 0 || value > (std::uint64_t{1} << 30)) {
+      return invalid_argument(std::string("--") + name + " must be a multiple of 4K between 4K and 1G, got " +
+                              std::to_string(value));
+    }
+  }
+  if (depth == 0 || depth > 256) return invalid_argument("--io_depth must be between 1 and 256, got " + std::to_string(depth));
+  req.engine.io.read_chunk = read_chunk;
+  req.engine.io.write_chunk = write_chunk;
+  req.engine.io.depth = static_cast<unsigned>(depth);
+  req.engine.io.direct = vm.count("no_dio") == 0;
+  const std::string engine = text(vm, "io_engine");
+  if (engine == "uring") req.engine.io.engine = IoEngine::kUring;
+  else if (engine == "sync") req.engine.io.engine = IoEngine::kSync;
+  else return invalid_argument("--io_engine must be 'uring' or 'sync', got '" + engine + "'");
+  for (const char* codec : {"edges_codec", "updates_codec"}) {
+    if (text(vm, codec) != "none") {
+      return Status{StatusCode::kUnsupported, std::string("--") + codec + " " + text(vm, codec) +
+                                                  ": compressed streams are not available in this build yet (only 'none')"};
+    }
+  }
+  if (vm.count("compressed_io") != 0) {
+    return Status{StatusCode::kUnsupported, "--compressed_io: compressed streams are not available in this build yet"};
+  }
+  for (const char* option : {"checkpoint", "resume"}) {
+    if (vm.count(option) != 0) {
+      return Status{StatusCode::kUnsupported, std::string("--") + option + " is not available in this build yet"};
+    }
+  }
+  req.engine.heartbeat = vm.count("heartbeat") != 0;
+  if (vm.count("work_dir") != 0) {
+    for (const auto& dir : vm["work_dir"].as<std::vector<std::string>>()) req.engine.work_dirs.emplace_back(dir);
+  }
+  ES_ASSIGN_OR_RETURN(req.params.pagerank_iterations, count_option(vm, "pagerank::niters"));
+  ES_ASSIGN_OR_RETURN(req.params.bfs_root, count_option(vm, "bfs::root"));
+  ES_ASSIGN_OR_RETURN(req.params.sssp_source, count_option(vm, "sssp::source"));
+  // Accepted X-Stream options that must still be well-formed.
+  for (const char* name : {"cpu_line_size", "fanout", "force_buffers", "bc::source", "belief_propagation::niters",
+                           "triangle_counting::niters", "als::niters", "hyperanf::maxiters"}) {
+    ES_RETURN_IF_ERROR(count_option(vm, name).status());
+  }
+  if (vm.count("output") != 0) req.output = text(vm, "output");
+  req.verify = vm.count("verify") != 0;
+  return req;
+}
+
+}  // namespace
+
+int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  const auto program_start = std::chrono::steady_clock::now();
+  const po::options_description options = make_options();
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, options), vm);
+    if (vm.count("config") != 0) {
+      const std::string config = vm["config"].as<std::string>();
+      std::ifstream file(config);
+      if (!file) {
+        err << "benchmark_driver: cannot read --config file " << config << "\n";
+        return kExitUsage;
+      }
+      po::store(po::parse_config_file(file, options), vm);
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    err << "benchmark_driver: " << e.what() << " (see --help)\n";
+    return kExitUsage;
+  }
+  if (vm.count("help") != 0) {
+    out << "Usage: benchmark_driver -g GRAPH -b ALGORITHM [options]\n" << options << "\n";
+    return kExitOk;
+  }
+  std::string algorithm;
+  auto request = build_request(vm, algorithm);
+  if (!request) {
+    err << "benchmark_driver: " << request.status().message() << "\n";
+    return request.status().code() == StatusCode::kUnsupported ? kExitError : kExitUsage;
+  }
+  const auto& registry = algorithm_registry();
+  const auto runner = registry.find(algorithm);
+  if (runner == registry.end()) {
+    std::string available;
+    for (const auto& [name, _] : registry) available += (available.empty() ? "" : ", ") + name;
+    for (const char* planned : kPlannedAlgorithms) {
+      if (algorithm == planned) {
+        err << "benchmark_driver: algorithm '" << algorithm << "' is not available in this build yet; available: "
+            << available << "\n";
+        return kExitUsage;
+      }
+    }
+    err << "benchmark_driver: unknown algorithm '" << algorithm << "' (-b); available: " << available << "\n";
+    return kExitUsage;
+  }
+  const std::string graph_arg = vm["graph"].as<std::string>();
+  auto graph = read_graph_ini(graph_ini_path(graph_arg));
+  if (!graph) {
+    err << "benchmark_driver: " << graph.status().message() << "\n";
+    return kExitError;
+  }
+  request->graph = *graph;
+
+  auto blocked_bytes = size_option(vm, "blocked_memory");
+  if (!blocked_bytes) {
+    err << "benchmark_driver: " << blocked_bytes.status().message() << "\n";
+    return kExitUsage;
+  }
+  std::optional<MemoryBlocker> blocker;
+  if (*blocked_bytes > 0) {
+    auto locked = MemoryBlocker::lock(*blocked_bytes);
+    if (!locked) {
+      err << "benchmark_driver: " << locked.status().message() << "\n";
+      return kExitError;
+    }
+    blocker.emplace(std::move(*locked));
+  }
+
+  out << "CORE::GRAPH " << graph_arg << "\n" << "CORE::ALGORITHM " << algorithm << "\n";
+  auto report = runner->second(*request);
+  if (!report) {
+    const Status& status = report.status();
+    if (status.code() == StatusCode::kCancelled) {
+      err << "benchmark_driver: " << status.message() << "; scratch files removed, no output written\n";
+      return 128 + cancel_signal();
+    }
+    err << "benchmark_driver: " << status.message() << "\n";
+    return kExitError;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count();
+  print_core_lines(out, report->stats);
+  for (const auto& [key, value] : report->summary) out << "ALGORITHM::" << key << " " << value << "\n";
+  out << "CORE::TIME::WALL " << wall << " seconds\n";
+  if (report->verified) {
+    out << "Verification: " << (*report->verified ? "PASS" : "FAIL") << " (" << report->verification_detail << ")\n";
+  }
+  out.flush();
+  if (vm.count("stats_json") != 0) {
+    const std::string path = vm["stats_json"].as<std::string>();
+    std::ofstream json(path, std::ios::trunc);
+    print_json(json, graph_arg, algorithm, *request, *report, wall);
+    if (!json.flush()) {
+      err << "benchmark_driver: cannot write --stats_json file " << path << "\n";
+      return kExitError;
+    }
+  }
+  if (report->verified && !*report->verified) return kExitVerifyFailed;
+  return kExitOk;
+}
+
+}  // namespace edgestream

@@ -1,0 +1,588 @@
+// The out-of-core edge-centric engine (X-Stream's model, ARCHITECTURE.md §1 and §3):
+//
+//  * Vertices are split into K streaming partitions (power-of-two id ranges) chosen by the
+//    memory plan; one partition's state is in memory at a time when K > 1.
+//  * Setup (K > 1): one pass splits the unordered input into per-partition edge streams by source
+//    (undirected programs also get each edge reversed into the destination's stream).
+//    With K = 1 the input file itself is streamed every superstep: no copy at all.
+//  * Superstep s, for each partition p: load state(p), gather the updates emitted for p in s-1
+//    from its update stream, prepare, then scatter p's edges. Updates whose target is in memory
+//    (partition p; everything when K = 1) are applied at once instead of being written; the others
+//    are combined per destination (when the program allows) and appended to the target
+//    partition's update stream. Two sets of update streams alternate between supersteps.
+//  * Inside a partition, updates are routed by cache-sized second-level partitions so that
+//    gathers hit the CPU cache; worker threads take routing and gather tasks dynamically.
+//  * All storage traffic is sequential, in chunks, direct I/O through io_uring.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/cancellation.hpp"
+#include "core/engine_options.hpp"
+#include "core/memory_plan.hpp"
+#include "core/program.hpp"
+#include "core/run_stats.hpp"
+#include "core/scratch_directory.hpp"
+#include "core/thread_pool.hpp"
+#include "io/aligned_buffer.hpp"
+#include "io/file.hpp"
+#include "io/graph_format.hpp"
+#include "io/record_stream.hpp"
+#include "io/sequential_reader.hpp"
+#include "io/sequential_writer.hpp"
+
+namespace edgestream {
+
+/// Receives the final vertex states, one partition at a time in vertex-id order:
+/// (first vertex id of the partition, its states).
+template <typename Vertex>
+using FinalStateVisitor = std::function<Status(VertexId first, std::span<const Vertex> states)>;
+
+/// Raises the soft open-file limit so that `needed` descriptors fit; errors when the hard limit
+/// does not allow it.
+Status ensure_open_file_limit(std::uint64_t needed);
+
+/// An error naming the input record that breaks the format's rules.
+Status invalid_edge_error(const GraphInfo& graph, std::uint64_t record, const Edge& e, bool check_weights);
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <EdgeProgram P>
+class Engine {
+ public:
+  using Vertex = typename P::Vertex;
+  using Update = typename P::Update;
+  using Entry = RoutedUpdate<Update>;
+  static_assert(sizeof(Entry) == sizeof(VertexId) + sizeof(Update), "an update must pack without padding");
+
+  Engine(GraphInfo graph, EngineOptions options, P program)
+      : graph_(std::move(graph)), options_(std::move(options)), program_(std::move(program)) {}
+
+  /// Runs the program to completion and hands the final states to `visit`. Scratch files are
+  /// removed before returning, whatever the outcome.
+  Expected<RunStats> run(const FinalStateVisitor<Vertex>& visit) {
+    const auto start = std::chrono::steady_clock::now();
+    Status status = setup();
+    stats_.setup_seconds = seconds_since(start);
+    if (status.is_ok()) status = iterate(visit);
+    collect_io_counters();
+    writers_[0].clear();
+    writers_[1].clear();
+    scratch_.remove();
+    ES_RETURN_IF_ERROR(status);
+    stats_.engine_seconds = seconds_since(start);
+    stats_.peak_rss = peak_rss_bytes();
+    return stats_;
+  }
+
+ private:
+  struct CombinerSlot {
+    Entry entry;
+    std::uint32_t stamp;
+  };
+  // Per-task (phase 1/2) and per-worker (phase 3) scratch memory; padded against false sharing.
+  struct alignas(64) Worker {
+    std::vector<Entry> emitted;         // phase 1 output
+    std::size_t emitted_count = 0;
+    std::vector<Entry> routed;          // phase 2 output: emitted, grouped by key
+    std::vector<std::uint32_t> offsets; // key -> first index in routed (keys + 1 entries)
+    std::uint64_t bad_record = UINT64_MAX;
+    Edge bad_edge{};
+    std::uint64_t changed = 0;
+    std::uint64_t spilled = 0;
+    Status error;
+    std::vector<CombinerSlot> combiner;
+    std::uint32_t combiner_stamp = 0;
+    std::vector<Entry> staging;         // combined updates waiting to be appended
+  };
+
+  // ---- setup ------------------------------------------------------------------------------
+
+  Status setup() {
+    MemoryPlanInput input;
+    input.vertices = graph_.vertices;
+    input.vertex_bytes = sizeof(Vertex);
+    input.entry_bytes = sizeof(Entry);
+    input.record_bytes = graph_.record_size();
+    input.undirected = P::kUndirected;
+    input.baseline_rss = current_rss_bytes();
+    ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, options_));
+    stats_.plan = plan_;
+    stats_.vertices = graph_.vertices;
+    stats_.edges = graph_.edges;
+    K_ = plan_.partitions;
+    cache_keys_ = plan_.cache_partitions;
+    keys_ = cache_keys_ + (K_ > 1 ? K_ : 0);
+    if (keys_ >= UINT32_MAX / 2) return invalid_argument("too many partitions");
+
+    ES_ASSIGN_OR_RETURN(input_file_, File::open(graph_.edge_path, OpenMode::kReadOnly, plan_.io.direct));
+    pool_ = std::make_unique<ThreadPool>(plan_.threads);
+    workers_.resize(plan_.threads);
+    const std::size_t per_task = plan_.batch_records * (P::kUndirected ? 2 : 1) * P::kMaxEmitsPerEdge;
+    for (auto& w : workers_) {
+      w.emitted.resize(per_task);
+      w.routed.resize(per_task);
+      w.offsets.resize(keys_ + 1);
+      if (K_ > 1) {
+        w.combiner.resize(plan_.combiner_slots);
+        w.staging.reserve(1024);
+      }
+    }
+    const std::uint64_t state_vertices = std::min<std::uint64_t>(graph_.vertices, plan_.partition_vertices());
+    state_ = AlignedBuffer(std::max<std::uint64_t>(plan_.state_bytes, state_vertices * sizeof(Vertex)));
+    if (K_ == 1) return Status::ok();
+
+    ES_RETURN_IF_ERROR(ensure_open_file_limit(4 * K_ + 32));
+    std::vector<std::filesystem::path> volumes = options_.work_dirs;
+    if (volumes.empty()) volumes = graph_.volumes;
+    if (volumes.empty()) volumes.push_back(graph_.edge_path.parent_path().empty() ? "." : graph_.edge_path.parent_path());
+    ES_ASSIGN_OR_RETURN(scratch_, ScratchDirectory::create(volumes));
+    ES_ASSIGN_OR_RETURN(vertex_file_, File::open(scratch_.file("vertices"), OpenMode::kCreate, plan_.io.direct));
+    for (std::uint64_t q = 0; q < K_; ++q) {
+      ES_ASSIGN_OR_RETURN(File edges, File::open(scratch_.file("edges." + std::to_string(q), q), OpenMode::kCreate,
+                                                 plan_.io.direct));
+      edge_files_.push_back(std::move(edges));
+      for (int set = 0; set < 2; ++set) {
+        ES_ASSIGN_OR_RETURN(File updates, File::open(scratch_.file("updates" + std::to_string(set) + "." + std::to_string(q), q + set),
+                                                     OpenMode::kCreate, plan_.io.direct));
+        update_files_[set].push_back(std::move(updates));
+      }
+    }
+    for (int set = 0; set < 2; ++set) {
+      update_counters_[set].resize(K_);
+      for (std::uint64_t q = 0; q < K_; ++q) {
+        ES_ASSIGN_OR_RETURN(auto writer, SequentialWriter::open(update_files_[set][q], plan_.io, &update_counters_[set][q]));
+        writers_[set].push_back(std::move(writer));
+      }
+    }
+    return split_input();
+  }
+
+  bool edge_is_valid(const Edge& e) const {
+    if (e.src >= graph_.vertices || e.dst >= graph_.vertices) return false;
+    if constexpr (P::kNonNegativeWeights) {
+      if (!(e.weight >= 0.0F)) return false;
+    }
+    return true;
+  }
+
+  // One pass over the input: each edge to its source partition's stream (and, for undirected
+  // programs, reversed to its destination's).
+  Status split_input() {
+    std::vector<IoCounters> counters(K_);
+    std::vector<std::unique_ptr<SequentialWriter>> writers;
+    for (std::uint64_t q = 0; q < K_; ++q) {
+      ES_ASSIGN_OR_RETURN(auto writer, SequentialWriter::open(edge_files_[q], plan_.io, &counters[q]));
+      writers.push_back(std::move(writer));
+    }
+    const std::size_t rs = graph_.record_size();
+    const unsigned shift = plan_.partition_shift;
+    {
+      ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(input_file_, 0, graph_.edges * rs, plan_.io, &stats_.input_io));
+      ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + graph_.edge_path.string(),
+                                             [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+        if (cancel_requested()) return cancelled();
+        const std::size_t n = run.size() / rs;
+        std::byte reversed[12];
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::byte* record = run.data() + i * rs;
+          const Edge e = decode_edge(record, graph_.type);
+          if (!edge_is_valid(e)) return invalid_edge_error(graph_, first + i, e, P::kNonNegativeWeights);
+          ES_RETURN_IF_ERROR(writers[e.src >> shift]->append(std::span(record, rs)));
+          if constexpr (P::kUndirected) {
+            encode_edge(reversed, Edge{e.dst, e.src, e.weight}, graph_.type);
+            ES_RETURN_IF_ERROR(writers[e.dst >> shift]->append(std::span<const std::byte>(reversed, rs)));
+          }
+        }
+        return Status::ok();
+      }));
+    }
+    edge_bytes_.resize(K_);
+    for (std::uint64_t q = 0; q < K_; ++q) {
+      ES_RETURN_IF_ERROR(writers[q]->finish());
+      edge_bytes_[q] = writers[q]->bytes_appended();
+      stats_.edges_io += counters[q];
+    }
+    return Status::ok();
+  }
+
+  // ---- supersteps -------------------------------------------------------------------------
+
+  Status iterate(const FinalStateVisitor<Vertex>& visit) {
+    std::uint32_t s = 0;
+    for (;; ++s) {
+      const auto superstep_start = std::chrono::steady_clock::now();
+      current_ = SuperstepStats{};
+      current_.superstep = s;
+      set_out_ = s & 1U;
+      for (auto& writer : writers_[set_out_]) writer->restart();
+      for (std::uint64_t p = 0; p < K_; ++p) {
+        if (cancel_requested()) return cancelled();
+        select_partition(p);
+        if (s == 0) {
+          for_each_vertex([&](VertexId v, Vertex& state) { program_.init(v, state); });
+        } else {
+          ES_RETURN_IF_ERROR(load_partition(p));
+          ES_RETURN_IF_ERROR(gather_pending(p, (s - 1) & 1U, s - 1));
+        }
+        if constexpr (P::kHasPrepare) {
+          for_each_vertex([&](VertexId v, Vertex& state) { program_.prepare(v, state, s); });
+        }
+        ES_RETURN_IF_ERROR(scatter_partition(p, s));
+        ES_RETURN_IF_ERROR(save_partition(p));
+      }
+      for (auto& writer : writers_[set_out_]) ES_RETURN_IF_ERROR(writer->finish());
+      stats_.updates_emitted += current_.emitted;
+      stats_.updates_in_memory += current_.in_memory;
+      stats_.updates_spilled += current_.spilled;
+      stats_.per_superstep.push_back(current_);
+      ++stats_.supersteps;
+      if (options_.heartbeat) {
+        std::cerr << "HEARTBEAT superstep " << s << " emitted " << current_.emitted << " spilled " << current_.spilled
+                  << " changed " << current_.changed << " seconds " << seconds_since(superstep_start) << std::endl;
+      }
+      if (program_.done(current_)) break;
+    }
+    // Final pass: deliver what the last superstep spilled, finish, and hand the states over.
+    for (std::uint64_t p = 0; p < K_; ++p) {
+      if (cancel_requested()) return cancelled();
+      select_partition(p);
+      ES_RETURN_IF_ERROR(load_partition(p));
+      ES_RETURN_IF_ERROR(gather_pending(p, s & 1U, s));
+      if constexpr (P::kHasPrepare) {
+        for_each_vertex([&](VertexId v, Vertex& state) { program_.prepare(v, state, s + 1); });
+      }
+      ES_RETURN_IF_ERROR(visit(static_cast<VertexId>(base_), std::span<const Vertex>(states(), count_)));
+    }
+    return Status::ok();
+  }
+
+  static Status cancelled() {
+    return {StatusCode::kCancelled, "stopped by signal " + std::to_string(cancel_signal())};
+  }
+
+  Vertex* states() { return reinterpret_cast<Vertex*>(state_.data()); }
+
+  void select_partition(std::uint64_t p) {
+    partition_ = p;
+    base_ = p << plan_.partition_shift;
+    count_ = std::min<std::uint64_t>(graph_.vertices - base_, plan_.partition_vertices());
+    if (graph_.vertices == 0) count_ = 0;
+  }
+
+  // Calls fn(v, state) for every vertex of the current partition, in parallel by cache partition.
+  template <typename Fn>
+  void for_each_vertex(Fn&& fn) {
+    Vertex* st = states();
+    const std::uint64_t per_task = std::uint64_t{1} << plan_.cache_shift;
+    const std::size_t tasks = (count_ + per_task - 1) / per_task;
+    pool_->run(tasks, [&](std::size_t task, unsigned) {
+      const std::uint64_t end = std::min(count_, (task + 1) * per_task);
+      for (std::uint64_t i = task * per_task; i < end; ++i) fn(static_cast<VertexId>(base_ + i), st[i]);
+    });
+  }
+
+  Status load_partition(std::uint64_t p) {
+    if (K_ == 1) return Status::ok();
+    const auto start = std::chrono::steady_clock::now();
+    ES_ASSIGN_OR_RETURN(const std::size_t n, vertex_file_.read_at(p * plan_.state_bytes, std::span(state_.data(), plan_.state_bytes)));
+    stats_.vertices_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+    stats_.vertices_io.bytes_read += n;
+    ++stats_.vertices_io.requests;
+    if (n != plan_.state_bytes) {
+      return corruption("vertex state file " + vertex_file_.path() + " is short: partition " + std::to_string(p) +
+                        " read " + std::to_string(n) + " of " + std::to_string(plan_.state_bytes) + " bytes");
+    }
+    return Status::ok();
+  }
+
+  Status save_partition(std::uint64_t p) {
+    if (K_ == 1) return Status::ok();
+    const auto start = std::chrono::steady_clock::now();
+    ES_RETURN_IF_ERROR(vertex_file_.write_at(p * plan_.state_bytes, std::span<const std::byte>(state_.data(), plan_.state_bytes)));
+    stats_.vertices_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+    stats_.vertices_io.bytes_written += plan_.state_bytes;
+    ++stats_.vertices_io.requests;
+    return Status::ok();
+  }
+
+  // Streams the updates emitted for partition p in superstep `emitted` (set `set`) and applies them.
+  Status gather_pending(std::uint64_t p, unsigned set, std::uint32_t emitted) {
+    if (K_ == 1) return Status::ok();
+    const std::uint64_t bytes = writers_[set][p]->bytes_appended();
+    if (bytes == 0) return Status::ok();
+    const File& file = update_files_[set][p];
+    ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(file, 0, bytes, plan_.io, &update_read_counters_));
+    return for_each_record_run(*reader, sizeof(Entry), "update stream " + file.path(),
+                               [&](std::span<const std::byte> run, std::uint64_t) -> Status {
+      if (cancel_requested()) return cancelled();
+      return gather_run(run, emitted, file);
+    });
+  }
+
+  Status gather_run(std::span<const std::byte> run, std::uint32_t emitted, const File& file) {
+    const std::size_t n = run.size() / sizeof(Entry);
+    const std::size_t T = workers_.size();
+    const std::size_t step = workers_[0].emitted.size() * T;
+    for (std::size_t begin = 0; begin < n; begin += step) {
+      const std::size_t count = std::min(step, n - begin);
+      pool_->run(T, [&](std::size_t t, unsigned) {
+        Worker& w = workers_[t];
+        const std::size_t lo = begin + count * t / T;
+        const std::size_t hi = begin + count * (t + 1) / T;
+        std::memcpy(static_cast<void*>(w.emitted.data()), run.data() + lo * sizeof(Entry), (hi - lo) * sizeof(Entry));
+        w.emitted_count = hi - lo;
+        w.bad_record = UINT64_MAX;
+        for (std::size_t i = 0; i < w.emitted_count; ++i) {
+          if (w.emitted[i].target - base_ >= count_) {
+            w.bad_record = lo + i;
+            break;
+          }
+        }
+      });
+      for (const Worker& w : workers_) {
+        if (w.bad_record != UINT64_MAX) {
+          return corruption("update stream " + file.path() + " holds an update for a vertex outside partition " +
+                            std::to_string(partition_));
+        }
+      }
+      ES_RETURN_IF_ERROR(route_and_apply(emitted, /*count_emitted=*/false));
+    }
+    return Status::ok();
+  }
+
+  Status scatter_partition(std::uint64_t p, std::uint32_t s) {
+    const std::size_t rs = graph_.record_size();
+    const bool from_input = K_ == 1;
+    const File& file = from_input ? input_file_ : edge_files_[p];
+    const std::uint64_t bytes = from_input ? graph_.edges * rs : edge_bytes_[p];
+    if (bytes == 0) return Status::ok();
+    IoCounters* counters = from_input ? &stats_.input_io : &edge_read_counters_;
+    ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(file, 0, bytes, plan_.io, counters));
+    return for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
+                               [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+      if (cancel_requested()) return cancelled();
+      return scatter_run(run, first, s, from_input);
+    });
+  }
+
+  // Scatter of a run of whole edge records, in parallel steps of batch_records per task.
+  Status scatter_run(std::span<const std::byte> run, std::uint64_t first_record, std::uint32_t s, bool from_input) {
+    const std::size_t rs = graph_.record_size();
+    const std::size_t n = run.size() / rs;
+    const std::size_t T = workers_.size();
+    const std::size_t step = plan_.batch_records * T;
+    const EdgeFileType type = graph_.type;
+    for (std::size_t begin = 0; begin < n; begin += step) {
+      const std::size_t count = std::min(step, n - begin);
+      pool_->run(T, [&](std::size_t t, unsigned) {
+        Worker& w = workers_[t];
+        const std::size_t lo = begin + count * t / T;
+        const std::size_t hi = begin + count * (t + 1) / T;
+        Entry* out = w.emitted.data();
+        std::size_t k = 0;
+        auto emit = [&](VertexId target, const Update& u) { out[k++] = Entry{target, u}; };
+        const Vertex* st = states();
+        const std::uint64_t base = base_;
+        w.bad_record = UINT64_MAX;
+        for (std::size_t i = lo; i < hi; ++i) {
+          const Edge e = decode_edge(run.data() + i * rs, type);
+          if (from_input && !edge_is_valid(e)) {
+            w.bad_record = first_record + i;
+            w.bad_edge = e;
+            break;
+          }
+          program_.scatter(st[e.src - base], e, s, emit);
+          if constexpr (P::kUndirected) {
+            // With one partition the input is streamed as is: read each edge in reverse too.
+            if (from_input) program_.scatter(st[e.dst - base], Edge{e.dst, e.src, e.weight}, s, emit);
+          }
+        }
+        w.emitted_count = k;
+      });
+      std::uint64_t bad = UINT64_MAX;
+      Edge bad_edge{};
+      for (const Worker& w : workers_) {
+        if (w.bad_record < bad) {
+          bad = w.bad_record;
+          bad_edge = w.bad_edge;
+        }
+      }
+      if (bad != UINT64_MAX) return invalid_edge_error(graph_, bad, bad_edge, P::kNonNegativeWeights);
+      ES_RETURN_IF_ERROR(route_and_apply(s, /*count_emitted=*/true));
+    }
+    return Status::ok();
+  }
+
+  std::uint32_t key_of(VertexId target) const {
+    const std::uint64_t local = static_cast<std::uint64_t>(target) - base_;
+    if (local < count_) return static_cast<std::uint32_t>(local >> plan_.cache_shift);
+    return static_cast<std::uint32_t>(cache_keys_ + (target >> plan_.partition_shift));
+  }
+
+  // Groups every task's emitted updates by key (cache partition, or remote streaming partition),
+  // then applies local ones per cache partition and spills remote ones per destination.
+  Status route_and_apply(std::uint32_t emitted_superstep, bool count_emitted) {
+    const std::size_t T = workers_.size();
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      Worker& w = workers_[t];
+      std::uint32_t* offsets = w.offsets.data();
+      std::fill(w.offsets.begin(), w.offsets.end(), 0U);
+      for (std::size_t i = 0; i < w.emitted_count; ++i) ++offsets[key_of(w.emitted[i].target) + 1];
+      for (std::size_t k = 1; k <= keys_; ++k) offsets[k] += offsets[k - 1];
+      // Place, advancing offsets[key]; afterwards offsets[key] is the end of the key's range.
+      for (std::size_t i = 0; i < w.emitted_count; ++i) {
+        const Entry& e = w.emitted[i];
+        w.routed[offsets[key_of(e.target)]++] = e;
+      }
+    });
+    std::uint64_t emitted = 0;
+    std::uint64_t local = 0;
+    for (const Worker& w : workers_) {
+      emitted += w.emitted_count;
+      local += w.offsets[cache_keys_ - 1];  // end of the last cache partition's range
+    }
+    for (Worker& w : workers_) {
+      w.changed = 0;
+      w.spilled = 0;
+    }
+    const std::size_t tasks = cache_keys_ + (K_ > 1 ? K_ : 0);
+    Vertex* st = states();
+    const std::uint64_t base = base_;
+    pool_->run(tasks, [&](std::size_t task, unsigned worker) {
+      Worker& me = workers_[worker];
+      if (task < cache_keys_) {
+        std::uint64_t changed = 0;
+        for (const Worker& w : workers_) {
+          const std::uint32_t begin = task == 0 ? 0 : w.offsets[task - 1];
+          const std::uint32_t end = w.offsets[task];
+          for (std::uint32_t i = begin; i < end; ++i) {
+            const Entry& e = w.routed[i];
+            changed += program_.gather(e.target, st[e.target - base], e.value, emitted_superstep) ? 1 : 0;
+          }
+        }
+        me.changed += changed;
+      } else if (task - cache_keys_ != partition_) {
+        spill(task - cache_keys_, task, me);
+      }
+    });
+    for (Worker& w : workers_) {
+      ES_RETURN_IF_ERROR(w.error);
+      current_.changed += w.changed;
+      current_.spilled += w.spilled;
+    }
+    if (count_emitted) {
+      current_.emitted += emitted;
+      current_.in_memory += local;
+    }
+    return Status::ok();
+  }
+
+  // Appends every task's updates for partition q to q's stream, combining per target first when
+  // the program allows (a direct-mapped table: hot targets of skewed graphs collapse).
+  void spill(std::uint64_t q, std::size_t key, Worker& me) {
+    SequentialWriter& writer = *writers_[set_out_][q];
+    auto append = [&](const Entry* data, std::size_t n) {
+      if (n == 0 || !me.error.is_ok()) return;
+      me.spilled += n;
+      Status status = writer.append(std::span(reinterpret_cast<const std::byte*>(data), n * sizeof(Entry)));
+      if (!status.is_ok()) me.error = status;
+    };
+    if constexpr (!P::kCombinable) {
+      for (const Worker& w : workers_) {
+        const std::uint32_t begin = w.offsets[key - 1];
+        append(w.routed.data() + begin, w.offsets[key] - begin);
+      }
+    } else {
+      if (++me.combiner_stamp == 0) {
+        for (auto& slot : me.combiner) slot.stamp = 0;
+        me.combiner_stamp = 1;
+      }
+      const std::uint32_t stamp = me.combiner_stamp;
+      const unsigned bits = static_cast<unsigned>(std::countr_zero(me.combiner.size()));
+      me.staging.clear();
+      auto stage = [&](const Entry& e) {
+        me.staging.push_back(e);
+        if (me.staging.size() == me.staging.capacity()) {
+          append(me.staging.data(), me.staging.size());
+          me.staging.clear();
+        }
+      };
+      for (const Worker& w : workers_) {
+        for (std::uint32_t i = w.offsets[key - 1]; i < w.offsets[key]; ++i) {
+          const Entry& e = w.routed[i];
+          CombinerSlot& slot = me.combiner[(e.target * 0x9E3779B1U) >> (32 - bits)];
+          if (slot.stamp == stamp && slot.entry.target == e.target) {
+            P::combine(slot.entry.value, e.value);
+          } else {
+            if (slot.stamp == stamp) stage(slot.entry);
+            slot.entry = e;
+            slot.stamp = stamp;
+          }
+        }
+      }
+      for (auto& slot : me.combiner) {
+        if (slot.stamp == stamp) stage(slot.entry);
+      }
+      append(me.staging.data(), me.staging.size());
+    }
+  }
+
+  void collect_io_counters() {
+    stats_.edges_io += edge_read_counters_;
+    stats_.updates_io += update_read_counters_;
+    for (int set = 0; set < 2; ++set) {
+      for (const auto& c : update_counters_[set]) stats_.updates_io += c;
+    }
+  }
+
+  GraphInfo graph_;
+  EngineOptions options_;
+  P program_;
+  MemoryPlan plan_;
+  RunStats stats_;
+  SuperstepStats current_;
+  std::uint64_t K_ = 1;
+  std::uint64_t cache_keys_ = 1;
+  std::uint64_t keys_ = 1;
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<Worker> workers_;
+  AlignedBuffer state_;
+  std::uint64_t partition_ = 0;
+  std::uint64_t base_ = 0;
+  std::uint64_t count_ = 0;
+  unsigned set_out_ = 0;
+  ScratchDirectory scratch_;
+  File input_file_;
+  File vertex_file_;
+  std::vector<File> edge_files_;
+  std::vector<std::uint64_t> edge_bytes_;
+  std::vector<File> update_files_[2];
+  std::vector<IoCounters> update_counters_[2];
+  std::vector<std::unique_ptr<SequentialWriter>> writers_[2];
+  IoCounters edge_read_counters_;
+  IoCounters update_read_counters_;
+};
+
+/// Runs `program` on `graph` with `options`; `visit` receives the final states.
+template <EdgeProgram P>
+Expected<RunStats> run_engine(const GraphInfo& graph, const EngineOptions& options, const P& program,
+                              const FinalStateVisitor<typename P::Vertex>& visit) {
+  Engine<P> engine(graph, options, program);
+  return engine.run(visit);
+}
+
+}  // namespace edgestream

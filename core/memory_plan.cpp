@@ -1,0 +1,166 @@
+// The autotuner: searches the fewest streaming partitions whose memory terms fit the budget.
+#include "core/memory_plan.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <fstream>
+#include <sstream>
+
+#include "io/aligned_buffer.hpp"
+
+namespace edgestream {
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t kMinWriteChunk = 64 * 1024;
+constexpr std::uint64_t kCombinerSlots = 4096;
+// Allowance for what the plan cannot see exactly: allocator slack, thread stacks, small vectors.
+constexpr std::uint64_t kSlackBytes = 4 * kMiB;
+constexpr std::uint64_t kPerThreadSlackBytes = 512 * 1024;
+
+unsigned ceil_log2(std::uint64_t n) { return n <= 1 ? 0 : static_cast<unsigned>(std::bit_width(n - 1)); }
+
+std::string mib(std::uint64_t bytes) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(1);
+  s << static_cast<double>(bytes) / static_cast<double>(kMiB) << " MiB";
+  return s.str();
+}
+
+struct Attempt {
+  std::size_t read_chunk;
+  std::size_t write_chunk;
+  unsigned depth;
+  std::uint64_t batch;
+};
+
+}  // namespace
+
+std::uint64_t current_rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t size_pages = 0;
+  std::uint64_t resident_pages = 0;
+  statm >> size_pages >> resident_pages;
+  return resident_pages * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::uint64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+std::string MemoryPlan::describe() const {
+  std::ostringstream s;
+  s << "budget " << mib(budget) << " = process baseline " << mib(baseline_bytes) << " + vertex state of one partition "
+    << mib(state_bytes) << " + stream reader " << mib(reader_bytes) << " + stream writers " << mib(writer_bytes)
+    << " + worker buffers " << mib(worker_bytes) << " (estimated peak " << mib(estimated_peak()) << ")";
+  return s.str();
+}
+
+Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptions& options) {
+  if (options.threads == 0) return invalid_argument("-p/--processors must be at least 1");
+  if (options.io.read_chunk == 0 || options.io.read_chunk % kIoAlignment != 0) {
+    return invalid_argument("--read_chunk must be a positive multiple of 4096 bytes, got " +
+                            std::to_string(options.io.read_chunk));
+  }
+  if (options.io.write_chunk == 0 || options.io.write_chunk % kIoAlignment != 0) {
+    return invalid_argument("--write_chunk must be a positive multiple of 4096 bytes, got " +
+                            std::to_string(options.io.write_chunk));
+  }
+  if (options.io.depth == 0 || options.io.depth > 1024) {
+    return invalid_argument("--io_depth must be between 1 and 1024, got " + std::to_string(options.io.depth));
+  }
+  if (options.forced_partitions > std::max<std::uint64_t>(input.vertices, 1)) {
+    return invalid_argument("cannot make " + std::to_string(options.forced_partitions) + " partitions of " +
+                            std::to_string(input.vertices) + " vertices");
+  }
+  const std::uint64_t vertices = std::max<std::uint64_t>(input.vertices, 1);
+  const unsigned threads = options.threads;
+  const std::uint64_t directions = input.undirected ? 2 : 1;
+  const std::uint64_t baseline = input.baseline_rss + kSlackBytes + threads * kPerThreadSlackBytes;
+
+  const std::uint64_t user_batch = options.batch_records;
+  std::vector<Attempt> attempts = {
+      {options.io.read_chunk, options.io.write_chunk, options.io.depth, user_batch ? user_batch : 16384},
+      {std::min<std::size_t>(options.io.read_chunk, kMiB), std::min<std::size_t>(options.io.write_chunk, kMiB),
+       std::min(options.io.depth, 2U), user_batch ? user_batch : 4096},
+      {std::min<std::size_t>(options.io.read_chunk, 256 * 1024), kMinWriteChunk, std::min(options.io.depth, 2U),
+       user_batch ? user_batch : 1024},
+  };
+
+  std::uint64_t smallest_need = UINT64_MAX;
+  MemoryPlan smallest;
+  for (const Attempt& attempt : attempts) {
+    MemoryPlan plan;
+    plan.budget = options.physical_memory;
+    plan.threads = threads;
+    plan.io = options.io;
+    plan.io.read_chunk = attempt.read_chunk;
+    plan.io.write_chunk = attempt.write_chunk;
+    plan.io.depth = attempt.depth;
+    plan.batch_records = attempt.batch;
+    plan.combiner_slots = kCombinerSlots;
+    plan.baseline_bytes = baseline;
+    plan.reader_bytes = std::uint64_t{attempt.depth + 1} * attempt.read_chunk;
+    // Per worker: the emitted updates of one batch and their routed copy, plus a combining table.
+    plan.worker_bytes = threads * (2 * attempt.batch * directions * input.entry_bytes +
+                                   kCombinerSlots * (input.entry_bytes + 4) + 64 * 1024);
+
+    const unsigned max_shift = ceil_log2(vertices);
+    unsigned first_shift = max_shift;
+    unsigned last_shift = 0;
+    if (options.forced_partitions > 0) {
+      const std::uint64_t per_partition = (vertices + options.forced_partitions - 1) / options.forced_partitions;
+      first_shift = last_shift = ceil_log2(per_partition);
+    }
+    for (unsigned shift = first_shift + 1; shift-- > last_shift;) {
+      const std::uint64_t part_vertices = std::uint64_t{1} << shift;
+      plan.partition_shift = shift;
+      plan.partitions = (vertices + part_vertices - 1) / part_vertices;
+      plan.state_bytes = round_up(std::min(part_vertices, vertices) * input.vertex_bytes, kIoAlignment);
+      plan.io.write_chunk = attempt.write_chunk;
+      plan.writer_bytes = plan.partitions == 1 ? 0 : plan.partitions * attempt.depth * attempt.write_chunk;
+      const std::uint64_t others = plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes;
+      if (plan.partitions > 1 && others + plan.writer_bytes > plan.budget && others < plan.budget) {
+        // Shrink the write requests so that one per partition (times the depth) fits.
+        const std::uint64_t fit = round_down((plan.budget - others) / (plan.partitions * attempt.depth), kIoAlignment);
+        if (fit >= kMinWriteChunk) {
+          plan.io.write_chunk = static_cast<std::size_t>(std::min<std::uint64_t>(fit, attempt.write_chunk));
+          plan.writer_bytes = plan.partitions * attempt.depth * plan.io.write_chunk;
+        }
+      }
+      if (plan.estimated_peak() < smallest_need) {
+        smallest_need = plan.estimated_peak();
+        smallest = plan;
+      }
+      if (plan.estimated_peak() <= plan.budget) {
+        // Second level: cache partitions of at most half the CPU cache, and enough of them to
+        // keep every worker busy.
+        const std::uint64_t part = std::min(part_vertices, vertices);
+        unsigned cache_shift = shift;
+        const std::uint64_t cache_target = std::max<std::uint64_t>(options.cpu_cache_size / 2, 4096);
+        while (cache_shift > 6 && ((std::uint64_t{1} << cache_shift) * input.vertex_bytes > cache_target ||
+                                   (part >> cache_shift) < 8ULL * threads)) {
+          --cache_shift;
+        }
+        plan.cache_shift = cache_shift;
+        plan.cache_partitions = (part + (std::uint64_t{1} << cache_shift) - 1) >> cache_shift;
+        return plan;
+      }
+    }
+  }
+  std::string what = options.forced_partitions > 0
+                         ? std::to_string(options.forced_partitions) + " partitions"
+                         : std::string("any number of partitions");
+  return resource_exhausted("--physical_memory " + std::to_string(options.physical_memory) + " bytes (" +
+                            mib(options.physical_memory) + ") is too small for this graph with " + what +
+                            ": the smallest configuration needs about " + mib(smallest_need) + ": " +
+                            smallest.describe());
+}
+
+}  // namespace edgestream

@@ -1,0 +1,58 @@
+// The autotuner: from the memory budget, the graph and the program's record sizes, choose the number
+// of streaming partitions K (each a power-of-two range of vertex ids), the cache-sized second-level
+// partitions, per-worker batch sizes and the buffer sizes, so that the process's peak RSS stays
+// within --physical_memory. Every byte the engine allocates is one of the terms below.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/engine_options.hpp"
+#include "io/status.hpp"
+
+namespace edgestream {
+
+struct MemoryPlanInput {
+  std::uint64_t vertices = 0;
+  std::size_t vertex_bytes = 0;   // sizeof(Program::Vertex)
+  std::size_t entry_bytes = 0;    // bytes of one routed update (target + payload)
+  std::size_t record_bytes = 0;   // bytes of one edge record in the input
+  bool undirected = false;        // each edge scattered in both directions
+  std::uint64_t baseline_rss = 0; // bytes the process already uses (code, libraries, heap)
+};
+
+struct MemoryPlan {
+  std::uint64_t budget = 0;
+  std::uint64_t partitions = 1;         // K
+  unsigned partition_shift = 0;         // vertices per partition = 1 << partition_shift
+  unsigned cache_shift = 0;             // vertices per cache partition = 1 << cache_shift
+  std::uint64_t cache_partitions = 1;   // per streaming partition
+  std::uint64_t batch_records = 0;      // records per worker per parallel step
+  IoOptions io;                         // with chunk sizes possibly reduced to fit
+  unsigned threads = 1;
+  std::uint64_t combiner_slots = 0;     // direct-mapped combining table entries per worker
+
+  // The terms of the estimate (bytes).
+  std::uint64_t baseline_bytes = 0;
+  std::uint64_t state_bytes = 0;        // one partition's vertex state
+  std::uint64_t reader_bytes = 0;       // the one stream being read
+  std::uint64_t writer_bytes = 0;       // all update (or edge) stream writers together
+  std::uint64_t worker_bytes = 0;       // per-worker batch and routing buffers, combiner tables
+  std::uint64_t estimated_peak() const {
+    return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes;
+  }
+  std::uint64_t partition_vertices() const { return std::uint64_t{1} << partition_shift; }
+  /// One line per term, for logs and error messages.
+  std::string describe() const;
+};
+
+/// Chooses the plan. Errors (kResourceExhausted) when even the smallest configuration exceeds the
+/// budget, saying how much would be needed; (kInvalidArgument) for impossible options.
+Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptions& options);
+
+/// Resident set size of this process now (bytes), from /proc/self/statm.
+std::uint64_t current_rss_bytes();
+/// Peak resident set size of this process so far (bytes), from getrusage.
+std::uint64_t peak_rss_bytes();
+
+}  // namespace edgestream

@@ -1,0 +1,62 @@
+// The contract between the engine and an algorithm ("program"). An algorithm is a small struct of
+// types and const member functions; parameters are its data members. No globals, no byte casts.
+//
+//   struct MyProgram {
+//     struct Vertex { ... };          // per-vertex state, trivially copyable
+//     struct Update { ... };          // payload sent along an edge, trivially copyable, 4-byte aligned
+//     static constexpr bool kUndirected = false;       // scatter every edge in both directions
+//     static constexpr bool kCombinable = false;       // has static void combine(Update&, const Update&),
+//                                                       // associative and commutative
+//     static constexpr bool kHasPrepare = false;       // has prepare(v, Vertex&, superstep)
+//     static constexpr bool kNonNegativeWeights = false;  // reject negative or NaN weights in the input
+//     static constexpr unsigned kMaxEmitsPerEdge = 1;  // emit() calls per scatter() at most
+//
+//     void init(VertexId v, Vertex& state) const;       // before superstep 0
+//     // After every update emitted in superstep s-1 reached the vertex, before scatter of s (and
+//     // once more after the last superstep, with s = last + 1).
+//     void prepare(VertexId v, Vertex& state, std::uint32_t superstep) const;
+//     // Reads the source's state, may emit(target, update) for any target vertex.
+//     template <class Emit> void scatter(const Vertex& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const;
+//     // Applies one update emitted in `emitted_superstep`; returns true if the state changed.
+//     bool gather(VertexId v, Vertex& state, const Update& u, std::uint32_t emitted_superstep) const;
+//     // After superstep s: true to stop.
+//     bool done(const SuperstepStats& s) const;
+//   };
+//
+// Semantics the engine guarantees: updates emitted in superstep s reach their target either during
+// s (when the target's state is in memory: always with one partition) or before scatter of s+1.
+// Scatter and gather never run at the same time on the same state. Programs must therefore give the
+// same final result whichever of the two happens (all programs here are written that way).
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/run_stats.hpp"
+#include "io/graph_format.hpp"
+
+namespace edgestream {
+
+template <typename P>
+concept EdgeProgram = requires(const P& p, typename P::Vertex& v, const typename P::Update& u, const SuperstepStats& s) {
+  requires std::is_trivially_copyable_v<typename P::Vertex>;
+  requires std::is_trivially_copyable_v<typename P::Update>;
+  { P::kUndirected } -> std::convertible_to<bool>;
+  { P::kCombinable } -> std::convertible_to<bool>;
+  { P::kHasPrepare } -> std::convertible_to<bool>;
+  { P::kNonNegativeWeights } -> std::convertible_to<bool>;
+  { P::kMaxEmitsPerEdge } -> std::convertible_to<unsigned>;
+  { p.init(VertexId{}, v) };
+  { p.gather(VertexId{}, v, u, std::uint32_t{}) } -> std::same_as<bool>;
+  { p.done(s) } -> std::same_as<bool>;
+};
+
+/// An update as routed and stored in update streams: the target vertex and the payload.
+template <typename Update>
+struct RoutedUpdate {
+  VertexId target;
+  Update value;
+};
+
+}  // namespace edgestream

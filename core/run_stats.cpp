@@ -1,0 +1,63 @@
+// Printing RunStats the way X-Stream did, so existing parsing scripts keep working.
+#include "core/run_stats.hpp"
+
+#include <cstdio>
+#include <iomanip>
+
+namespace edgestream {
+
+void print_core_lines(std::ostream& out, const RunStats& stats) {
+  const MemoryPlan& plan = stats.plan;
+  out << "CORE::CONFIG::PROCESSORS " << plan.threads << "\n"
+      << "CORE::CONFIG::PHYSICAL_MEMORY " << plan.budget << "\n"
+      << "CORE::CONFIG::VERTICES " << stats.vertices << "\n"
+      << "CORE::CONFIG::EDGES " << stats.edges << "\n"
+      << "CORE::CONFIG::PARTITIONS " << plan.partitions << "\n"
+      << "CORE::CONFIG::CACHE_PARTITIONS " << plan.cache_partitions << "\n"
+      << "CORE::CONFIG::VERTEX_BUFFER " << plan.state_bytes << "\n"
+      << "CORE::CONFIG::READ_CHUNK " << plan.io.read_chunk << "\n"
+      << "CORE::CONFIG::WRITE_CHUNK " << plan.io.write_chunk << "\n"
+      << "CORE::CONFIG::IO_DEPTH " << plan.io.depth << "\n"
+      << "CORE::CONFIG::DIRECT_IO " << (plan.io.direct ? 1 : 0) << "\n"
+      << "CORE::CONFIG::ESTIMATED_PEAK_MEMORY " << plan.estimated_peak() << "\n"
+      << "CORE::PARTITIONS " << plan.partitions << "\n"
+      << "CORE::PHASES " << stats.supersteps << "\n"
+      << "CORE::UPDATES::EMITTED " << stats.updates_emitted << "\n"
+      << "CORE::UPDATES::IN_MEMORY " << stats.updates_in_memory << "\n"
+      << "CORE::UPDATES::SPILLED " << stats.updates_spilled << "\n"
+      << "CORE::BYTES::INPUT_READ " << stats.input_io.bytes_read << "\n"
+      << "CORE::BYTES::EDGES_READ " << stats.edges_io.bytes_read << "\n"
+      << "CORE::BYTES::EDGES_WRITTEN " << stats.edges_io.bytes_written << "\n"
+      << "CORE::BYTES::UPDATES_READ " << stats.updates_io.bytes_read << "\n"
+      << "CORE::BYTES::UPDATES_WRITTEN " << stats.updates_io.bytes_written << "\n"
+      << "CORE::BYTES::VERTICES_READ " << stats.vertices_io.bytes_read << "\n"
+      << "CORE::BYTES::VERTICES_WRITTEN " << stats.vertices_io.bytes_written << "\n"
+      << "CORE::UTILS::BYTES_READ " << stats.bytes_read() << "\n"
+      << "CORE::UTILS::BYTES_WRITTEN " << stats.bytes_written() << "\n"
+      << "CORE::UTILS::PEAK_RSS " << stats.peak_rss << "\n"
+      << "CORE::TIME::SETUP " << stats.setup_seconds << " seconds\n"
+      << "CORE::TIME::IO_WAIT " << stats.io_wait_seconds() << " seconds\n";
+}
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace edgestream

@@ -1,0 +1,58 @@
+// What a run did: the plan it used, supersteps, times, bytes moved per stream kind, update
+// traffic, peak memory. Printed as X-Stream's statistics lines and as one JSON object.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/memory_plan.hpp"
+#include "io/io_options.hpp"
+
+namespace edgestream {
+
+struct SuperstepStats {
+  std::uint32_t superstep = 0;
+  std::uint64_t emitted = 0;     // updates produced by scatter (before combining)
+  std::uint64_t in_memory = 0;   // applied directly (destination state in memory)
+  std::uint64_t spilled = 0;     // written to update streams (after combining)
+  std::uint64_t changed = 0;     // gathers that changed a vertex
+};
+
+struct RunStats {
+  MemoryPlan plan;
+  std::uint64_t vertices = 0;
+  std::uint64_t edges = 0;
+  std::uint64_t supersteps = 0;
+  double setup_seconds = 0;      // planning, scratch set-up and the split pass
+  double engine_seconds = 0;     // setup + supersteps + final pass
+  IoCounters input_io;           // reading the input edge file
+  IoCounters edges_io;           // per-partition edge streams (K > 1)
+  IoCounters updates_io;         // update streams
+  IoCounters vertices_io;        // vertex state spills (K > 1)
+  std::uint64_t updates_emitted = 0;
+  std::uint64_t updates_in_memory = 0;
+  std::uint64_t updates_spilled = 0;
+  std::uint64_t peak_rss = 0;
+  std::vector<SuperstepStats> per_superstep;
+
+  std::uint64_t bytes_read() const {
+    return input_io.bytes_read + edges_io.bytes_read + updates_io.bytes_read + vertices_io.bytes_read;
+  }
+  std::uint64_t bytes_written() const {
+    return input_io.bytes_written + edges_io.bytes_written + updates_io.bytes_written + vertices_io.bytes_written;
+  }
+  double io_wait_seconds() const {
+    return static_cast<double>(input_io.wait_ns + edges_io.wait_ns + updates_io.wait_ns + vertices_io.wait_ns) * 1e-9;
+  }
+};
+
+/// Prints the X-Stream-compatible CORE:: lines (partitions, config, phases, bytes, setup/io-wait).
+/// CORE::TIME::WALL is printed by the driver, which knows when the program started.
+void print_core_lines(std::ostream& out, const RunStats& stats);
+
+/// Escapes `s` for a JSON string literal (without the quotes).
+std::string json_escape(const std::string& s);
+
+}  // namespace edgestream

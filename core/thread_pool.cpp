@@ -1,0 +1,66 @@
+// ThreadPool: generation-counted wake-up, atomic task claiming, the caller works too.
+#include "core/thread_pool.hpp"
+
+namespace edgestream {
+
+ThreadPool::ThreadPool(unsigned threads) {
+  for (unsigned w = 1; w < threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::work(unsigned worker) {
+  for (;;) {
+    const std::size_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
+    if (task >= tasks_) break;
+    (*job_)(task, worker);
+  }
+}
+
+void ThreadPool::run(std::size_t tasks, const std::function<void(std::size_t, unsigned)>& fn) {
+  if (tasks == 0) return;
+  if (workers_.empty() || tasks == 1) {
+    for (std::size_t t = 0; t < tasks; ++t) fn(t, 0);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    job_ = &fn;
+    tasks_ = tasks;
+    next_task_.store(0, std::memory_order_relaxed);
+    finished_workers_ = 0;
+    ++generation_;
+  }
+  wake_.notify_all();
+  work(0);
+  std::unique_lock lock(mutex_);
+  done_.wait(lock, [this] { return finished_workers_ == workers_.size(); });
+  job_ = nullptr;
+}
+
+void ThreadPool::worker_loop(unsigned worker) {
+  std::uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    work(worker);
+    {
+      std::lock_guard lock(mutex_);
+      ++finished_workers_;
+    }
+    done_.notify_one();
+  }
+}
+
+}  // namespace edgestream

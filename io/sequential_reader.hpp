@@ -1,0 +1,62 @@
+// Streams a byte range of a file sequentially in chunks of IoOptions::read_chunk with up to
+// IoOptions::depth requests in flight (read-ahead), so the device works while the caller computes.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "io/aligned_buffer.hpp"
+#include "io/file.hpp"
+#include "io/io_options.hpp"
+#include "io/uring_queue.hpp"
+
+namespace edgestream {
+
+class SequentialReader {
+ public:
+  /// Streams bytes [begin, end) of `file`, which must outlive the reader. `begin` must be a
+  /// multiple of file.alignment(); `end` must not exceed the file size. `counters` (optional)
+  /// accumulates bytes read and time blocked.
+  static Expected<std::unique_ptr<SequentialReader>> open(const File& file, std::uint64_t begin, std::uint64_t end,
+                                                          const IoOptions& options, IoCounters* counters);
+  SequentialReader(const SequentialReader&) = delete;
+  SequentialReader& operator=(const SequentialReader&) = delete;
+  ~SequentialReader() = default;
+
+  /// The next chunk in file order (at most read_chunk bytes); an empty span after the last one.
+  /// The span is valid until the next call. A read error, or a file shorter than `end`, is an error.
+  Expected<std::span<const std::byte>> next();
+  /// Bytes of the range not yet returned.
+  std::uint64_t remaining() const { return end_ - returned_; }
+
+ private:
+  struct Slot {
+    AlignedBuffer buffer;
+    std::uint64_t offset = 0;
+    std::size_t length = 0;  // bytes wanted (the request is rounded up to the alignment)
+    bool ready = false;
+    Status error;
+  };
+  SequentialReader(const File& file, std::uint64_t begin, std::uint64_t end, const IoOptions& options,
+                   IoCounters* counters);
+  Status submit(int slot);
+  Status complete(int slot, int result, bool from_ring);
+  Status wait_for(int slot);
+
+  const File* file_;
+  std::uint64_t end_;
+  std::uint64_t next_offset_;
+  std::uint64_t returned_;
+  IoOptions options_;
+  IoCounters* counters_;
+  IoCounters local_counters_;
+  std::vector<Slot> slots_;  // declared before ring_: the ring drains before buffers are freed
+  std::deque<int> order_;    // submitted slots, oldest first
+  int held_ = -1;            // slot whose data the caller holds
+  UringQueue ring_;
+};
+
+}  // namespace edgestream

@@ -1,0 +1,76 @@
+// Appends bytes to a file sequentially in requests of IoOptions::write_chunk with up to
+// IoOptions::depth writes in flight (write-behind), so the caller computes while the device writes.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "io/aligned_buffer.hpp"
+#include "io/file.hpp"
+#include "io/io_options.hpp"
+#include "io/uring_queue.hpp"
+
+namespace edgestream {
+
+class SequentialWriter {
+ public:
+  /// Appends to `file` (which must outlive the writer) starting at offset 0. Buffers (and the
+  /// io_uring) are set up on the first append and released by finish(): an idle writer holds no
+  /// memory and no ring; an active one depth * write_chunk bytes.
+  static Expected<std::unique_ptr<SequentialWriter>> open(const File& file, const IoOptions& options,
+                                                          IoCounters* counters);
+  SequentialWriter(const SequentialWriter&) = delete;
+  SequentialWriter& operator=(const SequentialWriter&) = delete;
+  ~SequentialWriter() = default;
+
+  /// Copies `data` into the current buffer, submitting full buffers. After an error every call
+  /// returns that first error.
+  Status append(std::span<const std::byte> data) {
+    if (current_ >= 0 && fill_ + data.size() < options_.write_chunk) {  // fast path: fits the buffer
+      std::memcpy(slots_[static_cast<std::size_t>(current_)].buffer.data() + fill_, data.data(), data.size());
+      fill_ += data.size();
+      appended_ += data.size();
+      return Status::ok();
+    }
+    return append_slow(data);
+  }
+  /// Writes what is buffered, waits for every write, and sets the file length to bytes_appended()
+  /// (direct I/O pads the last block, the truncate removes the padding). The writer can then be
+  /// restart()ed or dropped.
+  Status finish();
+  /// After finish(): starts again at offset 0 (the file is truncated at the next finish()).
+  void restart();
+  std::uint64_t bytes_appended() const { return appended_; }
+  /// Bytes of buffer memory the writer holds while active.
+  static std::size_t memory_bytes(const IoOptions& options) { return std::size_t{options.depth} * options.write_chunk; }
+
+ private:
+  struct Slot {
+    AlignedBuffer buffer;
+    std::uint64_t offset = 0;
+    std::size_t length = 0;  // bytes to write (rounded up to the alignment on the last one)
+    bool busy = false;
+  };
+  SequentialWriter(const File& file, const IoOptions& options, IoCounters* counters);
+  Status append_slow(std::span<const std::byte> data);
+  Status submit_current();
+  Status wait_one();
+  Status complete(int slot, int result);
+
+  const File* file_;
+  IoOptions options_;
+  IoCounters* counters_;
+  IoCounters local_counters_;
+  std::uint64_t appended_ = 0;   // logical bytes appended
+  std::uint64_t submitted_ = 0;  // file offset of the current buffer
+  std::vector<Slot> slots_;      // declared before ring_: the ring drains before buffers are freed
+  int current_ = -1;             // slot being filled
+  std::size_t fill_ = 0;
+  Status error_;
+  std::unique_ptr<UringQueue> ring_;  // created with the buffers, torn down by finish()
+};
+
+}  // namespace edgestream
