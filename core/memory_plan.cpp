@@ -93,37 +93,37 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
        user_batch ? user_batch : 1024},
   };
 
+  const unsigned max_shift = ceil_log2(vertices);
+  unsigned first_shift = max_shift;
+  unsigned last_shift = 0;
+  if (options.forced_partitions > 0) {
+    const std::uint64_t per_partition = (vertices + options.forced_partitions - 1) / options.forced_partitions;
+    first_shift = last_shift = ceil_log2(per_partition);
+  }
+  // Fewest partitions first (each extra partition means update traffic on storage); for each
+  // count, the requested buffer sizes first, then smaller ones.
   std::uint64_t smallest_need = UINT64_MAX;
   MemoryPlan smallest;
-  for (const Attempt& attempt : attempts) {
-    MemoryPlan plan;
-    plan.budget = options.physical_memory;
-    plan.threads = threads;
-    plan.io = options.io;
-    plan.io.read_chunk = attempt.read_chunk;
-    plan.io.write_chunk = attempt.write_chunk;
-    plan.io.depth = attempt.depth;
-    plan.batch_records = attempt.batch;
-    plan.combiner_slots = kCombinerSlots;
-    plan.baseline_bytes = baseline;
-    plan.reader_bytes = std::uint64_t{attempt.depth + 1} * attempt.read_chunk;
-    // Per worker: the emitted updates of one batch and their routed copy, plus a combining table.
-    plan.worker_bytes = threads * (2 * attempt.batch * directions * input.entry_bytes +
-                                   kCombinerSlots * (input.entry_bytes + 4) + 64 * 1024);
-
-    const unsigned max_shift = ceil_log2(vertices);
-    unsigned first_shift = max_shift;
-    unsigned last_shift = 0;
-    if (options.forced_partitions > 0) {
-      const std::uint64_t per_partition = (vertices + options.forced_partitions - 1) / options.forced_partitions;
-      first_shift = last_shift = ceil_log2(per_partition);
-    }
-    for (unsigned shift = first_shift + 1; shift-- > last_shift;) {
+  for (unsigned shift = first_shift + 1; shift-- > last_shift;) {
+    for (const Attempt& attempt : attempts) {
+      MemoryPlan plan;
+      plan.budget = options.physical_memory;
+      plan.threads = threads;
+      plan.io = options.io;
+      plan.io.read_chunk = attempt.read_chunk;
+      plan.io.write_chunk = attempt.write_chunk;
+      plan.io.depth = attempt.depth;
+      plan.batch_records = attempt.batch;
+      plan.combiner_slots = kCombinerSlots;
+      plan.baseline_bytes = baseline;
+      plan.reader_bytes = std::uint64_t{attempt.depth + 1} * attempt.read_chunk;
+      // Per worker: the emitted updates of one batch and their routed copy, plus a combining table.
+      plan.worker_bytes = threads * (2 * attempt.batch * directions * input.entry_bytes +
+                                     kCombinerSlots * (input.entry_bytes + 4) + 64 * 1024);
       const std::uint64_t part_vertices = std::uint64_t{1} << shift;
       plan.partition_shift = shift;
       plan.partitions = (vertices + part_vertices - 1) / part_vertices;
       plan.state_bytes = round_up(std::min(part_vertices, vertices) * input.vertex_bytes, kIoAlignment);
-      plan.io.write_chunk = attempt.write_chunk;
       plan.writer_bytes = plan.partitions == 1 ? 0 : plan.partitions * attempt.depth * attempt.write_chunk;
       const std::uint64_t others = plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes;
       if (plan.partitions > 1 && others + plan.writer_bytes > plan.budget && others < plan.budget) {
