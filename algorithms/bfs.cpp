@@ -54,8 +54,8 @@ Expected<AlgorithmReport> run_bfs(const AlgorithmRequest& request) {
     for (std::size_t i = 0; i < states.size(); ++i) {
       const VertexId v = first + static_cast<VertexId>(i);
       const bool hit = states[i].level != BfsProgram::kUnreached;
-      const std::int64_t level = hit ? states[i].level : -1;
-      const std::int64_t parent = hit ? states[i].parent : -1;
+      const std::int64_t level = hit ? static_cast<std::int64_t>(states[i].level) : std::int64_t{-1};
+      const std::int64_t parent = hit ? static_cast<std::int64_t>(states[i].parent) : std::int64_t{-1};
       reached += hit ? 1 : 0;
       depth = std::max(depth, level);
       if (!result.level.empty()) {
