@@ -24,8 +24,11 @@ Expected<std::uint64_t> parse_size(const std::string& option, const std::string&
   if (text.empty() || ec != std::errc() || ptr == text.data()) return bad();
   std::string suffix(ptr, text.data() + text.size());
   for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (suffix.size() >= 2 && suffix.substr(suffix.size() - 2) == "IB") suffix.resize(suffix.size() - 2);
-  else if (suffix.size() >= 2 && suffix.back() == 'B') suffix.pop_back();
+  // "B" / "iB" may only follow a unit letter ("5iB" and "5BB" are not sizes).
+  if (suffix.size() >= 2 && std::string("KMGT").find(suffix[0]) != std::string::npos &&
+      (suffix.substr(1) == "B" || suffix.substr(1) == "IB")) {
+    suffix.resize(1);
+  }
   unsigned shift = 0;
   if (suffix.empty() || suffix == "B") shift = 0;
   else if (suffix == "K") shift = 10;

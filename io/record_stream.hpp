@@ -17,6 +17,10 @@ namespace edgestream {
 template <typename Fn>
 Status for_each_record_run(SequentialReader& reader, std::size_t record_size, const std::string& name, Fn&& fn) {
   std::array<std::byte, 256> carry{};
+  if (record_size == 0 || record_size > carry.size()) {
+    return invalid_argument(name + ": record size " + std::to_string(record_size) + " is not in 1.." +
+                            std::to_string(carry.size()));
+  }
   std::size_t carried = 0;
   std::uint64_t index = 0;
   for (;;) {

@@ -96,7 +96,7 @@ Status SequentialReader::complete(int slot_index, int os_result, bool from_ring)
 Status SequentialReader::wait_for(int slot_index) {
   Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
   const std::uint64_t start = now_ns();
-  if (options_.engine == IoEngine::kSync) {
+  if (options_.engine == IoEngine::kSync && !slot.ready) {
     ++counters_->requests;
     ES_RETURN_IF_ERROR(complete(slot_index, 0, /*from_ring=*/false));
   }
@@ -116,8 +116,10 @@ Expected<std::span<const std::byte>> SequentialReader::next() {
   }
   if (order_.empty()) return std::span<const std::byte>();
   const int slot_index = order_.front();
-  order_.pop_front();
+  // A failed slot stays first in line, so every later call reports the error again instead of
+  // returning the chunks after the hole as if nothing were missing.
   ES_RETURN_IF_ERROR(wait_for(slot_index));
+  order_.pop_front();
   held_ = slot_index;
   const Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
   returned_ += slot.length;

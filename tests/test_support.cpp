@@ -1,0 +1,185 @@
+// Implementation of the shared test helpers.
+#include "tests/test_support.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include "benchmarks/driver.hpp"
+
+extern char** environ;
+
+namespace edgestream::test {
+
+TempDir::TempDir() {
+  static std::atomic<int> counter{0};
+  std::random_device rd;
+  path_ = std::filesystem::temp_directory_path() /
+          ("edgestream-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" + std::to_string(rd() % 100000));
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::vector<std::string> TempDir::entries() const {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) names.push_back(entry.path().filename().string());
+  return names;
+}
+
+std::filesystem::path write_graph(const std::filesystem::path& dir, const std::string& name, const std::vector<Edge>& edges,
+                                  std::uint64_t vertices, EdgeFileType type) {
+  const std::size_t rs = edge_record_size(type);
+  std::vector<std::byte> bytes(edges.size() * rs);
+  for (std::size_t i = 0; i < edges.size(); ++i) encode_edge(bytes.data() + i * rs, edges[i], type);
+  {
+    std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write test graph");
+  }
+  GraphInfo info;
+  info.ini_path = dir / (name + ".ini");
+  info.name = name;
+  info.type = type;
+  info.vertices = vertices;
+  info.edges = edges.size();
+  if (!write_graph_ini(info).is_ok()) throw std::runtime_error("cannot write test .ini");
+  return info.ini_path;
+}
+
+std::vector<Edge> random_edges(std::uint64_t vertices, std::uint64_t edges, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint64_t> id(0, vertices - 1);
+  std::uniform_real_distribution<float> weight(0.0F, 1.0F);
+  std::vector<Edge> out(edges);
+  for (auto& e : out) {
+    e.src = static_cast<VertexId>(id(rng));
+    e.dst = static_cast<VertexId>(id(rng));
+    e.weight = weight(rng);
+  }
+  return out;
+}
+
+std::string tool_path(const std::string& name) { return std::string(EDGESTREAM_BIN_DIR) + "/" + name; }
+
+namespace {
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args) {
+  TempDir capture;
+  const std::string out_path = (capture / "out").string();
+  const std::string err_path = (capture / "err").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  const std::string path = tool_path(name);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(path.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  ProcessResult result;
+  if (posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    result.err = "cannot start " + path;
+    return result;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = slurp(out_path);
+  result.err = slurp(err_path);
+  return result;
+}
+
+ProcessResult run_driver_in_process(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"benchmark_driver"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out;
+  std::ostringstream err;
+  ProcessResult result;
+  result.exit_code = driver_main(static_cast<int>(argv.size()), argv.data(), out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
+std::vector<std::vector<std::string>> read_output(const std::filesystem::path& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::stringstream s(line);
+    std::string field;
+    while (std::getline(s, field, '\t')) fields.push_back(field);
+    const std::size_t vertex = std::stoull(fields.at(0));
+    if (vertex != rows.size()) throw std::runtime_error("output not in vertex order at line " + std::to_string(rows.size() + 1));
+    fields.erase(fields.begin());
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+std::string stat_value(const std::string& out, const std::string& key) {
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key + " ", 0) == 0) return line.substr(key.size() + 1);
+  }
+  return "";
+}
+
+std::filesystem::path real_data_dir() {
+  return std::filesystem::path(EDGESTREAM_SOURCE_DIR).parent_path() / "shared" / "data" / "real";
+}
+
+std::filesystem::path real_graph(const std::string& file) {
+  static std::mutex mutex;
+  static std::map<std::string, std::filesystem::path> cache;
+  static TempDir dir;
+  std::lock_guard lock(mutex);
+  if (auto it = cache.find(file); it != cache.end()) return it->second;
+  const std::filesystem::path source = real_data_dir() / file;
+  gzFile gz = gzopen(source.string().c_str(), "rb");
+  if (gz == nullptr) throw std::runtime_error("cannot open " + source.string());
+  std::vector<Edge> edges;
+  std::uint64_t max_id = 0;
+  char line[4096];
+  while (gzgets(gz, line, sizeof line) != nullptr) {
+    if (line[0] == '#' || line[0] == '%' || line[0] == '\n') continue;
+    char* end = nullptr;
+    const unsigned long long u = std::strtoull(line, &end, 10);
+    const unsigned long long v = std::strtoull(end, nullptr, 10);
+    edges.push_back(Edge{static_cast<VertexId>(u), static_cast<VertexId>(v), 1.0F});
+    max_id = std::max<std::uint64_t>(max_id, std::max(u, v));
+  }
+  gzclose(gz);
+  std::string name = file.substr(0, file.find('.'));
+  const auto ini = write_graph(dir.path(), name, edges, max_id + 1, EdgeFileType::kUnweighted);
+  cache[file] = ini;
+  return ini;
+}
+
+}  // namespace edgestream::test

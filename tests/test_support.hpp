@@ -1,0 +1,65 @@
+// Helpers shared by the tests: temporary directories, writing small graphs, running
+// benchmark_driver (as a subprocess or in-process), reading --output files, and converting the real
+// graphs of ../shared/data/real (gzip text) to the binary format at test time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "io/graph_format.hpp"
+
+namespace edgestream::test {
+
+/// A fresh directory under the system temp dir (on the ext4 disk here, so O_DIRECT works),
+/// removed with its contents when destroyed.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  /// Names of the entries in the directory (not recursive).
+  std::vector<std::string> entries() const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Writes `dir/name` (edge file) and `dir/name.ini`; returns the .ini path.
+std::filesystem::path write_graph(const std::filesystem::path& dir, const std::string& name,
+                                  const std::vector<Edge>& edges, std::uint64_t vertices,
+                                  EdgeFileType type = EdgeFileType::kWeighted);
+
+/// A random graph: `edges` edges with uniform endpoints (and weights in [0,1)) from `seed`.
+std::vector<Edge> random_edges(std::uint64_t vertices, std::uint64_t edges, std::uint64_t seed);
+
+struct ProcessResult {
+  int exit_code = -1;  // 128 + signal if killed by a signal
+  std::string out;
+  std::string err;
+};
+
+/// Path of a built tool ("benchmark_driver", "rmat", ...).
+std::string tool_path(const std::string& name);
+/// Runs a built tool with `args` (no shell), capturing stdout and stderr.
+ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args);
+/// Runs edgestream::driver_main in this process (so fault injection applies).
+ProcessResult run_driver_in_process(const std::vector<std::string>& args);
+
+/// Parses an --output file: vertex -> the tab-separated values after the vertex id.
+std::vector<std::vector<std::string>> read_output(const std::filesystem::path& path);
+/// The value of a "KEY value" statistics line (e.g. "ALGORITHM::CC::COMPONENTS"), or "" if absent.
+std::string stat_value(const std::string& out, const std::string& key);
+
+/// ../shared/data/real relative to the source tree.
+std::filesystem::path real_data_dir();
+/// Converts shared/data/real/<file> (gzip text "src dst" lines, '#' comments) into a type 2 graph
+/// in a process-wide cache directory and returns its .ini path. vertices = max id + 1.
+std::filesystem::path real_graph(const std::string& file);
+
+}  // namespace edgestream::test
