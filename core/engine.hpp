@@ -1,6 +1,6 @@
 // The out-of-core edge-centric engine (X-Stream's model, ARCHITECTURE.md §1 and §3):
 //
-//  * Vertices are split into K streaming partitions (power-of-two id ranges) chosen by the
+//  * Vertices are split into K streaming partitions (equal id ranges) chosen by the
 //    memory plan; one partition's state is in memory at a time when K > 1.
 //  * Setup (K > 1): one pass splits the unordered input into per-partition edge streams by source
 //    (undirected programs also get each edge reversed into the destination's stream).
@@ -189,7 +189,6 @@ class Engine {
       writers.push_back(std::move(writer));
     }
     const std::size_t rs = graph_.record_size();
-    const unsigned shift = plan_.partition_shift;
     {
       ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(input_file_, 0, graph_.edges * rs, plan_.io, &stats_.input_io));
       ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + graph_.edge_path.string(),
@@ -201,10 +200,10 @@ class Engine {
           const std::byte* record = run.data() + i * rs;
           const Edge e = decode_edge(record, graph_.type);
           if (!edge_is_valid(e)) return invalid_edge_error(graph_, first + i, e, P::kNonNegativeWeights);
-          ES_RETURN_IF_ERROR(writers[e.src >> shift]->append(std::span(record, rs)));
+          ES_RETURN_IF_ERROR(writers[plan_.partition_of(e.src)]->append(std::span(record, rs)));
           if constexpr (P::kUndirected) {
             encode_edge(reversed, Edge{e.dst, e.src, e.weight}, graph_.type);
-            ES_RETURN_IF_ERROR(writers[e.dst >> shift]->append(std::span<const std::byte>(reversed, rs)));
+            ES_RETURN_IF_ERROR(writers[plan_.partition_of(e.dst)]->append(std::span<const std::byte>(reversed, rs)));
           }
         }
         return Status::ok();
@@ -278,7 +277,7 @@ class Engine {
 
   void select_partition(std::uint64_t p) {
     partition_ = p;
-    base_ = p << plan_.partition_shift;
+    base_ = p * plan_.partition_size;
     count_ = std::min<std::uint64_t>(graph_.vertices - base_, plan_.partition_vertices());
     if (graph_.vertices == 0) count_ = 0;
   }
@@ -430,7 +429,7 @@ class Engine {
   std::uint32_t key_of(VertexId target) const {
     const std::uint64_t local = static_cast<std::uint64_t>(target) - base_;
     if (local < count_) return static_cast<std::uint32_t>(local >> plan_.cache_shift);
-    return static_cast<std::uint32_t>(cache_keys_ + (target >> plan_.partition_shift));
+    return static_cast<std::uint32_t>(cache_keys_ + plan_.partition_of(target));
   }
 
   // Groups every task's emitted updates by key (cache partition, or remote streaming partition),

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "io/aligned_buffer.hpp"
@@ -93,18 +94,13 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
        user_batch ? user_batch : 1024},
   };
 
-  const unsigned max_shift = ceil_log2(vertices);
-  unsigned first_shift = max_shift;
-  unsigned last_shift = 0;
-  if (options.forced_partitions > 0) {
-    const std::uint64_t per_partition = (vertices + options.forced_partitions - 1) / options.forced_partitions;
-    first_shift = last_shift = ceil_log2(per_partition);
-  }
-  // Fewest partitions first (each extra partition means update traffic on storage); for each
-  // count, the requested buffer sizes first, then smaller ones.
+  // Candidate partition counts, fewest first (each extra partition means update traffic on
+  // storage): the forced count, or 1, 2, 4, ... and, once a power of two fits, the counts between it
+  // and its half, so the smallest count that fits is found.
   std::uint64_t smallest_need = UINT64_MAX;
   MemoryPlan smallest;
-  for (unsigned shift = first_shift + 1; shift-- > last_shift;) {
+  auto try_partitions = [&](std::uint64_t wanted) -> std::optional<MemoryPlan> {
+    const std::uint64_t size = (vertices + wanted - 1) / wanted;
     for (const Attempt& attempt : attempts) {
       MemoryPlan plan;
       plan.budget = options.physical_memory;
@@ -120,10 +116,9 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // Per worker: the emitted updates of one batch and their routed copy, plus a combining table.
       plan.worker_bytes = threads * (2 * attempt.batch * directions * input.entry_bytes +
                                      kCombinerSlots * (input.entry_bytes + 4) + 64 * 1024);
-      const std::uint64_t part_vertices = std::uint64_t{1} << shift;
-      plan.partition_shift = shift;
-      plan.partitions = (vertices + part_vertices - 1) / part_vertices;
-      plan.state_bytes = round_up(std::min(part_vertices, vertices) * input.vertex_bytes, kIoAlignment);
+      plan.set_partition_size(size);
+      plan.partitions = (vertices + size - 1) / size;
+      plan.state_bytes = round_up(size * input.vertex_bytes, kIoAlignment);
       plan.writer_bytes = plan.partitions == 1 ? 0 : plan.partitions * attempt.depth * attempt.write_chunk;
       const std::uint64_t others = plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes;
       if (plan.partitions > 1 && others + plan.writer_bytes > plan.budget && others < plan.budget) {
@@ -141,17 +136,43 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       if (plan.estimated_peak() <= plan.budget) {
         // Second level: cache partitions of at most half the CPU cache, and enough of them to
         // keep every worker busy.
-        const std::uint64_t part = std::min(part_vertices, vertices);
-        unsigned cache_shift = shift;
+        unsigned cache_shift = ceil_log2(size);
         const std::uint64_t cache_target = std::max<std::uint64_t>(options.cpu_cache_size / 2, 4096);
         while (cache_shift > 6 && ((std::uint64_t{1} << cache_shift) * input.vertex_bytes > cache_target ||
-                                   (part >> cache_shift) < 8ULL * threads)) {
+                                   (size >> cache_shift) < 8ULL * threads)) {
           --cache_shift;
         }
         plan.cache_shift = cache_shift;
-        plan.cache_partitions = (part + (std::uint64_t{1} << cache_shift) - 1) >> cache_shift;
+        plan.cache_partitions = (size + (std::uint64_t{1} << cache_shift) - 1) >> cache_shift;
         return plan;
       }
+    }
+    return std::nullopt;
+  };
+  if (options.forced_partitions > 0) {
+    if (auto plan = try_partitions(options.forced_partitions)) return *plan;
+  } else {
+    std::uint64_t previous = 0;
+    for (std::uint64_t k = 1;; k *= 2) {
+      const std::uint64_t wanted = std::min(k, vertices);
+      if (auto plan = try_partitions(wanted)) {
+        // The smallest count in (previous, wanted] that fits (memory need falls with the count).
+        std::uint64_t lo = previous + 1;
+        std::uint64_t hi = wanted;
+        MemoryPlan best = *plan;
+        while (lo < hi) {
+          const std::uint64_t mid = lo + (hi - lo) / 2;
+          if (auto p = try_partitions(mid)) {
+            best = *p;
+            hi = mid;
+          } else {
+            lo = mid + 1;
+          }
+        }
+        return best;
+      }
+      if (wanted == vertices) break;
+      previous = wanted;
     }
   }
   std::string what = options.forced_partitions > 0

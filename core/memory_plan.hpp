@@ -1,5 +1,5 @@
 // The autotuner: from the memory budget, the graph and the program's record sizes, choose the number
-// of streaming partitions K (each a power-of-two range of vertex ids), the cache-sized second-level
+// of streaming partitions K (equal ranges of ceil(V/K) vertex ids), the cache-sized second-level
 // partitions, per-worker batch sizes and the buffer sizes, so that the process's peak RSS stays
 // within --physical_memory. Every byte the engine allocates is one of the terms below.
 #pragma once
@@ -24,7 +24,8 @@ struct MemoryPlanInput {
 struct MemoryPlan {
   std::uint64_t budget = 0;
   std::uint64_t partitions = 1;         // K
-  unsigned partition_shift = 0;         // vertices per partition = 1 << partition_shift
+  std::uint64_t partition_size = 1;     // vertices per partition (the last may hold fewer)
+  std::uint64_t partition_magic = 0;    // ceil(2^64 / partition_size), for partition_of()
   unsigned cache_shift = 0;             // vertices per cache partition = 1 << cache_shift
   std::uint64_t cache_partitions = 1;   // per streaming partition
   std::uint64_t batch_records = 0;      // records per worker per parallel step
@@ -41,7 +42,18 @@ struct MemoryPlan {
   std::uint64_t estimated_peak() const {
     return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes;
   }
-  std::uint64_t partition_vertices() const { return std::uint64_t{1} << partition_shift; }
+  std::uint64_t partition_vertices() const { return partition_size; }
+  /// The streaming partition holding vertex v: v / partition_size, computed with one multiply
+  /// (exact for every 32-bit v: Lemire, Kaser, Kurz, "Faster remainder by direct computation").
+  std::uint64_t partition_of(std::uint32_t v) const {
+    if (partition_size == 1) return v;
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(partition_magic) * v) >> 64);
+  }
+  /// Sets partition_size (>= 1) and the matching magic number.
+  void set_partition_size(std::uint64_t size) {
+    partition_size = size;
+    partition_magic = size <= 1 ? 0 : UINT64_MAX / size + 1;
+  }
   /// One line per term, for logs and error messages.
   std::string describe() const;
 };

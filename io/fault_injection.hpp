@@ -11,7 +11,11 @@
 
 namespace edgestream::fault_injection {
 
-enum class Op { kRead, kWrite };
+enum class Op {
+  kRead,
+  kWrite,
+  kOpenDirect,  // opening with O_DIRECT (error=EINVAL simulates a filesystem that refuses it)
+};
 
 struct Rule {
   Op op = Op::kRead;

@@ -61,6 +61,12 @@ Expected<File> File::open(const std::filesystem::path& path, OpenMode mode, bool
     do {
       fd = ::open(file.path_.c_str(), flags | O_DIRECT, 0644);
     } while (fd < 0 && errno == EINTR);
+    const long long injected = fault_injection::adjust(fault_injection::Op::kOpenDirect, file.path_, 0, fd < 0 ? -errno : 0);
+    if (fd >= 0 && injected < 0) {
+      ::close(fd);
+      fd = -1;
+      errno = static_cast<int>(-injected);
+    }
     if (fd < 0 && errno == EINVAL) {
       warn_once("no-odirect:" + path.parent_path().string(),
                 "the filesystem holding " + path.parent_path().string() +

@@ -1,0 +1,89 @@
+// The autotuner: exact partition arithmetic, forced counts, and plans that fit their budget.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "core/memory_plan.hpp"
+
+namespace edgestream {
+namespace {
+
+TEST_CASE("partition_of equals division for every size and extreme ids", "[memory_plan]") {
+  std::mt19937_64 rng(11);
+  std::vector<std::uint64_t> sizes = {1, 2, 3, 5, 7, 10, 641, 1000, 65535, 65536, 65537, 1000003, (1ULL << 31) - 1,
+                                      1ULL << 31, (1ULL << 32) - 1, 1ULL << 32};
+  for (int i = 0; i < 200; ++i) sizes.push_back(1 + rng() % (1ULL << 32));
+  for (const std::uint64_t size : sizes) {
+    MemoryPlan plan;
+    plan.set_partition_size(size);
+    std::vector<std::uint32_t> ids = {0, 1, 2, UINT32_MAX, UINT32_MAX - 1};
+    for (int i = 0; i < 2000; ++i) ids.push_back(static_cast<std::uint32_t>(rng()));
+    for (std::uint64_t m = 1; m <= 4 && size * m <= UINT32_MAX; ++m) {
+      ids.push_back(static_cast<std::uint32_t>(size * m - 1));
+      ids.push_back(static_cast<std::uint32_t>(size * m));
+    }
+    for (const std::uint32_t v : ids) {
+      INFO("size " << size << " id " << v);
+      REQUIRE(plan.partition_of(v) == v / size);
+    }
+  }
+}
+
+MemoryPlanInput input(std::uint64_t vertices) {
+  MemoryPlanInput in;
+  in.vertices = vertices;
+  in.vertex_bytes = 12;
+  in.entry_bytes = 8;
+  in.record_bytes = 12;
+  in.baseline_rss = 8 << 20;
+  return in;
+}
+
+TEST_CASE("forced partition counts are honoured exactly", "[memory_plan]") {
+  EngineOptions options;
+  options.physical_memory = std::uint64_t{4} << 30;
+  for (const std::uint64_t k : {1, 2, 3, 4, 7, 8, 33, 100}) {
+    options.forced_partitions = k;
+    const auto plan = plan_memory(input(3000), options);
+    REQUIRE(plan.has_value());
+    CHECK(plan->partitions == k);
+    CHECK(plan->partition_size * plan->partitions >= 3000);
+    CHECK(plan->partition_size * (plan->partitions - 1) < 3000);
+  }
+}
+
+TEST_CASE("autotuned plans fit the budget and use the fewest partitions that fit", "[memory_plan]") {
+  EngineOptions options;
+  options.threads = 2;
+  const std::uint64_t vertices = 16ULL << 20;  // 192 MiB of 12-byte states
+  std::uint64_t previous_k = 0;
+  for (const std::uint64_t mib : {1024, 256, 128, 96, 64, 48}) {
+    options.physical_memory = mib << 20;
+    const auto plan = plan_memory(input(vertices), options);
+    REQUIRE(plan.has_value());
+    INFO(mib << " MiB: " << plan->describe());
+    CHECK(plan->estimated_peak() <= options.physical_memory);
+    CHECK(plan->partitions >= previous_k);  // less memory never means fewer partitions
+    previous_k = plan->partitions;
+    if (plan->partitions > 1) {
+      // One partition fewer would not have fitted.
+      EngineOptions fewer = options;
+      fewer.forced_partitions = plan->partitions - 1;
+      const auto smaller = plan_memory(input(vertices), fewer);
+      CHECK_FALSE(smaller.has_value());
+    }
+  }
+  CHECK(previous_k > 1);
+}
+
+TEST_CASE("a budget too small for any plan is a clear error", "[memory_plan]") {
+  EngineOptions options;
+  options.physical_memory = 1 << 20;
+  const auto plan = plan_memory(input(100000), options);
+  REQUIRE_FALSE(plan.has_value());
+  CHECK(plan.status().code() == StatusCode::kResourceExhausted);
+  CHECK_THAT(plan.status().message(), Catch::Contains("--physical_memory"));
+}
+
+}  // namespace
+}  // namespace edgestream
