@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs EdgeStream's build and test dependencies from Debian's packages. Idempotent: packages
+# already present are not downloaded again; needs root (or sudo) for apt-get.
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config liburing-dev zlib1g-dev libsnappy-dev
+          libboost-program-options-dev catch2 fio)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

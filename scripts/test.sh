@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command of the README and of CI: installs dependencies, builds, and runs the whole
+# Catch2 suite through CTest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install_deps.sh
+./scripts/build.sh
+cd "${BUILD_DIR:-build}"
+ctest --output-on-failure -j 2 --timeout 900
