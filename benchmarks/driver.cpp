@@ -2,11 +2,17 @@
 // additions, the run, and the X-Stream statistics lines / JSON / verification output.
 #include "benchmarks/driver.hpp"
 
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <string>
 
 #include "algorithms/algorithm.hpp"
 #include "core/cancellation.hpp"
@@ -142,6 +148,56 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
   out << "}\n";
 }
 
+// Checks a file the run will write (--output, --stats_json) before the run, so that a typo fails
+// at once instead of after the run: the directory must exist, the path must not be a directory,
+// and it must not be one of the graph's own files (the input is never modified).
+Status check_output_path(const char* option, const std::string& path, const GraphInfo& graph) {
+  const std::string what = std::string("--") + option + " " + path;
+  if (path.empty()) return invalid_argument(std::string("--") + option + " needs a file name");
+  const std::filesystem::path file(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) return invalid_argument(what + ": is a directory, not a file");
+  const std::filesystem::path dir = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  if (!std::filesystem::is_directory(dir, ec)) {
+    if (std::filesystem::exists(dir, ec)) return not_found(what + ": " + dir.string() + " is not a directory");
+    return not_found(what + ": directory " + dir.string() + " does not exist");
+  }
+  for (const auto& input : {graph.ini_path, graph.edge_path}) {
+    if (std::filesystem::equivalent(file, input, ec)) {
+      return invalid_argument(what + ": is the input file " + input.string() + ", which is never overwritten");
+    }
+  }
+  // --output is written to a temporary file renamed over the target: a device (/dev/null), FIFO or
+  // symlink (/dev/stdout) there would be replaced by a regular file.
+  const auto link = std::filesystem::symlink_status(file, ec);
+  if (std::string(option) == "output" && std::filesystem::exists(link) &&
+      (std::filesystem::is_symlink(link) || !std::filesystem::is_regular_file(link))) {
+    return invalid_argument(what + ": is a " + (std::filesystem::is_symlink(link) ? "symbolic link" : "device, FIFO or socket") +
+                            "; --output replaces its target with a regular file, so give a plain file path");
+  }
+  return Status::ok();
+}
+
+// True when `path` names something other than a regular file (/dev/stdout, a FIFO, a symlink):
+// such a target is written in place instead of being replaced by a renamed temporary file.
+bool write_in_place(const std::string& path) {
+  std::error_code ec;
+  const auto link = std::filesystem::symlink_status(path, ec);
+  return std::filesystem::exists(link) && !std::filesystem::is_regular_file(link);
+}
+
+// X-Stream's floating-point options of algorithms this build does not run yet: still well-formed.
+Status check_real_option(const po::variables_map& vm, const char* name) {
+  const std::string value = text(vm, name);
+  try {
+    std::size_t used = 0;
+    const double parsed = std::stod(value, &used);
+    if (used == value.size() && parsed >= 0) return Status::ok();
+  } catch (const std::exception&) {
+  }
+  return invalid_argument(std::string("--") + name + " expects a non-negative number, got '" + value + "'");
+}
+
 // Parses the command line (and --config) into a request. Usage problems come back as kInvalidArgument.
 Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::string& algorithm) {
   AlgorithmRequest req;
@@ -214,6 +270,7 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
                            "triangle_counting::niters", "als::niters", "hyperanf::maxiters"}) {
     ES_RETURN_IF_ERROR(count_option(vm, name).status());
   }
+  for (const char* name : {"hyperanf::epsilon", "hyperanf::rsd"}) ES_RETURN_IF_ERROR(check_real_option(vm, name));
   if (vm.count("output") != 0) req.output = text(vm, "output");
   req.verify = vm.count("verify") != 0;
   return req;
@@ -226,7 +283,18 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
   const po::options_description options = make_options();
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, options), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(options).run();
+    // Boost drops words that belong to no option ("-g G pagerank") silently; a typo there must
+    // not run with defaults.
+    for (const auto& option : parsed.options) {
+      if (option.position_key >= 0 || option.string_key.empty()) {
+        const std::string word = option.original_tokens.empty() ? std::string() : option.original_tokens.front();
+        err << "benchmark_driver: unexpected argument '" << word
+            << "' (every value belongs to an option, e.g. -b pagerank; see --help)\n";
+        return kExitUsage;
+      }
+    }
+    po::store(parsed, vm);
     if (vm.count("config") != 0) {
       const std::string config = vm["config"].as<std::string>();
       std::ifstream file(config);
@@ -234,7 +302,12 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
         err << "benchmark_driver: cannot read --config file " << config << "\n";
         return kExitUsage;
       }
-      po::store(po::parse_config_file(file, options), vm);
+      try {
+        po::store(po::parse_config_file(file, options), vm);
+      } catch (const po::error& e) {
+        err << "benchmark_driver: --config file " << config << ": " << e.what() << "\n";
+        return kExitUsage;
+      }
     }
     po::notify(vm);
   } catch (const po::error& e) {
@@ -269,10 +342,38 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
   const std::string graph_arg = vm["graph"].as<std::string>();
   auto graph = read_graph_ini(graph_ini_path(graph_arg));
   if (!graph) {
+    if (cancel_requested()) {  // e.g. "open G.ini: Interrupted system call" (a FIFO, a hung NFS mount)
+      err << "benchmark_driver: stopped by signal " << cancel_signal() << " while reading the graph\n";
+      return 128 + cancel_signal();
+    }
     err << "benchmark_driver: " << graph.status().message() << "\n";
     return kExitError;
   }
   request->graph = *graph;
+  for (const char* option : {"output", "stats_json"}) {
+    if (vm.count(option) == 0) continue;
+    const Status status = check_output_path(option, vm[option].as<std::string>(), *graph);
+    if (!status.is_ok()) {
+      err << "benchmark_driver: " << status.message() << "\n";
+      return status.code() == StatusCode::kInvalidArgument ? kExitUsage : kExitError;
+    }
+  }
+  if (vm.count("output") != 0 && vm.count("stats_json") != 0) {
+    std::error_code ec;
+    if (std::filesystem::weakly_canonical(vm["output"].as<std::string>(), ec) ==
+        std::filesystem::weakly_canonical(vm["stats_json"].as<std::string>(), ec)) {
+      err << "benchmark_driver: --output and --stats_json name the same file " << vm["output"].as<std::string>() << "\n";
+      return kExitUsage;
+    }
+  }
+  // A mistyped --work_dir fails now, not only once a graph is large enough to need scratch space.
+  for (const auto& dir : request->engine.work_dirs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      err << "benchmark_driver: --work_dir " << dir.string() << " is not an existing directory\n";
+      return kExitError;
+    }
+  }
 
   auto blocked_bytes = size_option(vm, "blocked_memory");
   if (!blocked_bytes) {
@@ -293,12 +394,29 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
   auto report = runner->second(*request);
   if (!report) {
     const Status& status = report.status();
-    if (status.code() == StatusCode::kCancelled) {
-      err << "benchmark_driver: " << status.message() << "; scratch files removed, no output written\n";
+    // Whatever the error says (an interrupted system call, say), a run that was asked to stop
+    // reports the stop.
+    if (status.code() == StatusCode::kCancelled || cancel_requested()) {
+      const std::string why = status.code() == StatusCode::kCancelled
+                                  ? status.message()
+                                  : "stopped by signal " + std::to_string(cancel_signal()) + " (" + status.message() + ")";
+      err << "benchmark_driver: " << why << "; scratch files removed, no output written\n";
       return 128 + cancel_signal();
     }
     err << "benchmark_driver: " << status.message() << "\n";
-    return kExitError;
+    // An option value that does not fit this graph (--bfs::root past the last vertex, more
+    // partitions than vertices, ...) is a bad command line like any other.
+    return status.code() == StatusCode::kInvalidArgument ? kExitUsage : kExitError;
+  }
+  if (cancel_requested()) {
+    // The signal came after the engine's last check (while --output was committed or --verify
+    // ran): stop like a run stopped earlier instead of exiting 0, and leave no output behind.
+    if (!request->output.empty()) {
+      std::error_code ec;
+      std::filesystem::remove(request->output, ec);
+    }
+    err << "benchmark_driver: stopped by signal " << cancel_signal() << "; scratch files removed, no output written\n";
+    return 128 + cancel_signal();
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count();
   print_core_lines(out, report->stats);
@@ -309,11 +427,22 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
   }
   out.flush();
   if (vm.count("stats_json") != 0) {
+    // Written beside its final name and renamed into place, like --output: never half a file.
     const std::string path = vm["stats_json"].as<std::string>();
-    std::ofstream json(path, std::ios::trunc);
-    print_json(json, graph_arg, algorithm, *request, *report, wall);
-    if (!json.flush()) {
-      err << "benchmark_driver: cannot write --stats_json file " << path << "\n";
+    const bool in_place = write_in_place(path);
+    const std::string tmp = in_place ? path : path + ".tmp-" + std::to_string(::getpid());
+    bool written = false;
+    {
+      std::ofstream json(tmp, std::ios::trunc);
+      print_json(json, graph_arg, algorithm, *request, *report, wall);
+      written = static_cast<bool>(json.flush());
+    }
+    std::error_code ec;
+    if (written && !in_place) std::filesystem::rename(tmp, path, ec);
+    if (!written || ec) {
+      const std::string reason = ec ? ec.message() : std::strerror(errno);
+      if (!in_place) std::filesystem::remove(tmp, ec);
+      err << "benchmark_driver: cannot write --stats_json file " << path << ": " << reason << "\n";
       return kExitError;
     }
   }

@@ -17,6 +17,7 @@ void install_cancellation_handlers() {
   action.sa_flags = 0;  // no SA_RESTART: blocking calls return EINTR and are retried by io/
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);  // a closed terminal or ssh session: clean up the same way
 }
 
 bool cancel_requested() { return g_signal.load(std::memory_order_relaxed) != 0; }

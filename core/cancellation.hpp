@@ -1,10 +1,10 @@
-// Cooperative cancellation: SIGINT/SIGTERM set a flag that the engine polls between chunks, so a
+// Cooperative cancellation: SIGINT/SIGTERM/SIGHUP set a flag that the engine polls between chunks, so a
 // stopped run unwinds normally (scratch removed, no partial output) instead of dying mid-write.
 #pragma once
 
 namespace edgestream {
 
-/// Installs SIGINT and SIGTERM handlers that request cancellation. Call once, from main().
+/// Installs SIGINT, SIGTERM and SIGHUP handlers that request cancellation. Call once, from main().
 void install_cancellation_handlers();
 /// True once a signal asked the run to stop.
 bool cancel_requested();

@@ -72,8 +72,9 @@ Status VertexOutput::commit() {
   std::error_code ec;
   std::filesystem::rename(tmp_path_, path_, ec);
   if (ec) {
+    const int rename_error = ec.value();
     std::filesystem::remove(tmp_path_, ec);
-    return errno_status(ec.value(), "rename output file to " + path_.string(), tmp_path_.string());
+    return errno_status(rename_error, "rename output file to " + path_.string(), tmp_path_.string());
   }
   return Status::ok();
 }
