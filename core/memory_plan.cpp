@@ -50,6 +50,14 @@ std::uint64_t current_rss_bytes() {
 }
 
 std::uint64_t peak_rss_bytes() {
+  // VmHWM is the high-water mark of this address space. getrusage's ru_maxrss is not used: Linux
+  // carries the pre-exec high-water mark of the parent's memory into it (posix_spawn/vfork), so a
+  // small tool started from a large process would report the parent's peak.
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;  // "VmHWM:   1234 kB"
+  }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;

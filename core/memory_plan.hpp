@@ -64,7 +64,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
 
 /// Resident set size of this process now (bytes), from /proc/self/statm.
 std::uint64_t current_rss_bytes();
-/// Peak resident set size of this process so far (bytes), from getrusage.
+/// Peak resident set size of this process so far (bytes), from /proc/self/status VmHWM.
 std::uint64_t peak_rss_bytes();
 
 }  // namespace edgestream
