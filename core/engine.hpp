@@ -107,6 +107,7 @@ class Engine {
     std::vector<CombinerSlot> combiner;
     std::uint32_t combiner_stamp = 0;
     std::vector<Entry> staging;         // combined updates waiting to be appended
+    std::vector<std::uint32_t> touched; // combiner slots in use by the current spill
   };
 
   // ---- setup ------------------------------------------------------------------------------
@@ -139,6 +140,7 @@ class Engine {
       if (K_ > 1) {
         w.combiner.resize(plan_.combiner_slots);
         w.staging.reserve(1024);
+        w.touched.reserve(plan_.combiner_slots);
       }
     }
     const std::uint64_t state_vertices = std::min<std::uint64_t>(graph_.vertices, plan_.partition_vertices());
@@ -500,6 +502,9 @@ class Engine {
       Status status = writer.append(std::span(reinterpret_cast<const std::byte*>(data), n * sizeof(Entry)));
       if (!status.is_ok()) me.error = status;
     };
+    std::size_t total = 0;
+    for (const Worker& w : workers_) total += w.offsets[key] - w.offsets[key - 1];
+    if (total == 0) return;
     if constexpr (!P::kCombinable) {
       for (const Worker& w : workers_) {
         const std::uint32_t begin = w.offsets[key - 1];
@@ -523,19 +528,24 @@ class Engine {
       for (const Worker& w : workers_) {
         for (std::uint32_t i = w.offsets[key - 1]; i < w.offsets[key]; ++i) {
           const Entry& e = w.routed[i];
-          CombinerSlot& slot = me.combiner[(e.target * 0x9E3779B1U) >> (32 - bits)];
+          const std::uint32_t index = (e.target * 0x9E3779B1U) >> (32 - bits);
+          CombinerSlot& slot = me.combiner[index];
           if (slot.stamp == stamp && slot.entry.target == e.target) {
             P::combine(slot.entry.value, e.value);
           } else {
-            if (slot.stamp == stamp) stage(slot.entry);
+            if (slot.stamp == stamp) {
+              stage(slot.entry);
+            } else {
+              me.touched.push_back(index);
+            }
             slot.entry = e;
             slot.stamp = stamp;
           }
         }
       }
-      for (auto& slot : me.combiner) {
-        if (slot.stamp == stamp) stage(slot.entry);
-      }
+      // Flush only the slots this call used.
+      for (const std::uint32_t index : me.touched) stage(me.combiner[index].entry);
+      me.touched.clear();
       append(me.staging.data(), me.staging.size());
     }
   }

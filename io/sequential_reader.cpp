@@ -39,7 +39,8 @@ Expected<std::unique_ptr<SequentialReader>> SequentialReader::open(const File& f
   const std::uint64_t chunks = (end - begin + options.read_chunk - 1) / options.read_chunk;
   // One slot is held by the caller while the others are in flight.
   const unsigned slots = static_cast<unsigned>(std::min<std::uint64_t>(std::max(2U, options.depth + 1), std::max<std::uint64_t>(chunks, 1)));
-  if (options.engine == IoEngine::kUring && chunks > 0 && uring_available()) {
+  // A range that fits in one request gains nothing from a ring; read it synchronously.
+  if (options.engine == IoEngine::kUring && chunks > 1 && uring_available()) {
     if (!reader->ring_.init(slots).is_ok()) reader->options_.engine = IoEngine::kSync;
   } else {
     reader->options_.engine = IoEngine::kSync;

@@ -36,14 +36,6 @@ Expected<std::unique_ptr<SequentialWriter>> SequentialWriter::open(const File& f
 Status SequentialWriter::append_slow(std::span<const std::byte> data) {
   ES_RETURN_IF_ERROR(error_);
   if (slots_.empty()) {
-    if (options_.engine == IoEngine::kUring) {
-      ring_ = std::make_unique<UringQueue>();
-      if (!ring_->init(options_.depth).is_ok()) {
-        ring_.reset();
-        options_.engine = IoEngine::kSync;
-        options_.depth = 1;
-      }
-    }
     slots_.resize(options_.depth);
     for (auto& slot : slots_) slot.buffer = AlignedBuffer(options_.write_chunk);
   }
@@ -66,12 +58,21 @@ Status SequentialWriter::append_slow(std::span<const std::byte> data) {
     fill_ += n;
     appended_ += n;
     data = data.subspan(n);
-    if (fill_ == options_.write_chunk) ES_RETURN_IF_ERROR(submit_current());
+    if (fill_ == options_.write_chunk) ES_RETURN_IF_ERROR(submit_current(/*last=*/false));
   }
   return Status::ok();
 }
 
-Status SequentialWriter::submit_current() {
+Status SequentialWriter::submit_current(bool last) {
+  // The ring is set up with the first full buffer: a stream that never fills one (small update
+  // streams of many partitions) is written with one synchronous request at finish().
+  if (options_.engine == IoEngine::kUring && !ring_ && !last) {
+    ring_ = std::make_unique<UringQueue>();
+    if (!ring_->init(options_.depth).is_ok()) {
+      ring_.reset();
+      options_.engine = IoEngine::kSync;
+    }
+  }
   Slot& slot = slots_[static_cast<std::size_t>(current_)];
   const std::size_t aligned = round_up(fill_, file_->alignment());
   if (aligned > fill_) std::memset(slot.buffer.data() + fill_, 0, aligned - fill_);
@@ -83,7 +84,7 @@ Status SequentialWriter::submit_current() {
   current_ = -1;
   fill_ = 0;
   ++counters_->requests;
-  if (options_.engine == IoEngine::kSync) {
+  if (!ring_) {
     const std::uint64_t start = now_ns();
     Status status = file_->write_at(slot.offset, std::span<const std::byte>(slot.buffer.data(), slot.length));
     counters_->wait_ns += now_ns() - start;
@@ -140,7 +141,7 @@ Status SequentialWriter::wait_one() {
 }
 
 Status SequentialWriter::finish() {
-  if (error_.is_ok() && current_ >= 0 && fill_ > 0) (void)submit_current();
+  if (error_.is_ok() && current_ >= 0 && fill_ > 0) (void)submit_current(/*last=*/true);
   current_ = -1;
   fill_ = 0;
   while (ring_ && ring_->in_flight() > 0) (void)wait_one();

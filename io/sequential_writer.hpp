@@ -56,7 +56,7 @@ class SequentialWriter {
   };
   SequentialWriter(const File& file, const IoOptions& options, IoCounters* counters);
   Status append_slow(std::span<const std::byte> data);
-  Status submit_current();
+  Status submit_current(bool last);
   Status wait_one();
   Status complete(int slot, int result);
 
