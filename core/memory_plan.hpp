@@ -47,7 +47,8 @@ struct MemoryPlan {
   /// (exact for every 32-bit v: Lemire, Kaser, Kurz, "Faster remainder by direct computation").
   std::uint64_t partition_of(std::uint32_t v) const {
     if (partition_size == 1) return v;
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(partition_magic) * v) >> 64);
+    __extension__ using Wide = unsigned __int128;  // GCC/Clang extension; -Wpedantic knows it is intended
+    return static_cast<std::uint64_t>((static_cast<Wide>(partition_magic) * v) >> 64);
   }
   /// Sets partition_size (>= 1) and the matching magic number.
   void set_partition_size(std::uint64_t size) {

@@ -3,6 +3,7 @@
 // stream keeps so the engine can report bytes moved and time spent waiting for the device.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -20,6 +21,12 @@ struct IoOptions {
   bool direct = true;                              // O_DIRECT (page cache bypassed)
   IoEngine engine = IoEngine::kUring;
 };
+
+/// Monotonic clock in nanoseconds, for IoCounters::wait_ns.
+inline std::uint64_t monotonic_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
 
 struct IoCounters {
   std::uint64_t bytes_read = 0;

@@ -7,14 +7,6 @@
 #include "io/fault_injection.hpp"
 
 namespace edgestream {
-namespace {
-std::uint64_t now_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
-}
-}  // namespace
-
 SequentialReader::SequentialReader(const File& file, std::uint64_t begin, std::uint64_t end, const IoOptions& options,
                                    IoCounters* counters)
     : file_(&file),
@@ -96,7 +88,7 @@ Status SequentialReader::complete(int slot_index, int os_result, bool from_ring)
 
 Status SequentialReader::wait_for(int slot_index) {
   Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
-  const std::uint64_t start = now_ns();
+  const std::uint64_t start = monotonic_ns();
   if (options_.engine == IoEngine::kSync && !slot.ready) {
     ++counters_->requests;
     ES_RETURN_IF_ERROR(complete(slot_index, 0, /*from_ring=*/false));
@@ -105,7 +97,7 @@ Status SequentialReader::wait_for(int slot_index) {
     ES_ASSIGN_OR_RETURN(const UringQueue::Completion c, ring_.wait());
     ES_RETURN_IF_ERROR(complete(static_cast<int>(c.tag), c.result, /*from_ring=*/true));
   }
-  counters_->wait_ns += now_ns() - start;
+  counters_->wait_ns += monotonic_ns() - start;
   return slot.error;
 }
 

@@ -9,14 +9,6 @@
 #include "io/fault_injection.hpp"
 
 namespace edgestream {
-namespace {
-std::uint64_t now_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
-}
-}  // namespace
-
 SequentialWriter::SequentialWriter(const File& file, const IoOptions& options, IoCounters* counters)
     : file_(&file), options_(options), counters_(counters != nullptr ? counters : &local_counters_) {}
 
@@ -85,9 +77,9 @@ Status SequentialWriter::submit_current(bool last) {
   fill_ = 0;
   ++counters_->requests;
   if (!ring_) {
-    const std::uint64_t start = now_ns();
+    const std::uint64_t start = monotonic_ns();
     Status status = file_->write_at(slot.offset, std::span<const std::byte>(slot.buffer.data(), slot.length));
-    counters_->wait_ns += now_ns() - start;
+    counters_->wait_ns += monotonic_ns() - start;
     slot.busy = false;
     if (!status.is_ok()) {
       error_ = status;
@@ -130,9 +122,9 @@ Status SequentialWriter::complete(int slot_index, int os_result) {
 }
 
 Status SequentialWriter::wait_one() {
-  const std::uint64_t start = now_ns();
+  const std::uint64_t start = monotonic_ns();
   auto completion = ring_->wait();
-  counters_->wait_ns += now_ns() - start;
+  counters_->wait_ns += monotonic_ns() - start;
   if (!completion) {
     if (error_.is_ok()) error_ = completion.status();
     return completion.status();

@@ -27,13 +27,6 @@
 
 namespace {
 
-// Sanitizer builds carry tens of MiB of shadow memory: RSS budgets cannot hold there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-
 using namespace edgestream;
 using namespace edgestream::test;
 
@@ -131,13 +124,6 @@ struct RunResult {
   std::vector<std::vector<std::string>> rows;
   std::string json;
 };
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string verification_line(const std::string& out) {
   const auto at = out.find("Verification:");

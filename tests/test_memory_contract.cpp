@@ -16,13 +16,6 @@
 
 namespace {
 
-// Sanitizer builds carry tens of MiB of shadow memory: RSS budgets cannot hold there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-
 using namespace edgestream;
 using namespace edgestream::test;
 

@@ -74,14 +74,12 @@ std::vector<Edge> random_edges(std::uint64_t vertices, std::uint64_t edges, std:
 
 std::string tool_path(const std::string& name) { return std::string(EDGESTREAM_BIN_DIR) + "/" + name; }
 
-namespace {
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
-}  // namespace
 
 ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args) {
   TempDir capture;

@@ -13,6 +13,16 @@
 
 namespace edgestream::test {
 
+/// Sanitizer builds carry tens of MiB of shadow memory: RSS budgets cannot hold there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+/// The whole content of a file ("" when it cannot be read).
+std::string slurp(const std::filesystem::path& path);
+
 /// A fresh directory under the system temp dir (on the ext4 disk here, so O_DIRECT works),
 /// removed with its contents when destroyed.
 class TempDir {
