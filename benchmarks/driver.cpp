@@ -66,6 +66,7 @@ po::options_description make_options() {
       ("write_chunk", po::value<std::string>()->default_value("4M"), "bytes per write request")
       ("io_depth", po::value<std::string>()->default_value("4"), "requests in flight per stream")
       ("io_engine", po::value<std::string>()->default_value("uring"), "uring, or sync (pread/pwrite)")
+      ("no_edge_cache", "re-read the input every superstep even when the budget could hold it")
       ("edges_codec", po::value<std::string>()->default_value("none"), "codec of edge streams")
       ("updates_codec", po::value<std::string>()->default_value("none"), "codec of update streams")
       ("output", po::value<std::string>(), "per-vertex results as text, one line per vertex")
@@ -259,6 +260,7 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
     }
   }
   req.engine.heartbeat = vm.count("heartbeat") != 0;
+  req.engine.cache_edges = vm.count("no_edge_cache") == 0;
   if (vm.count("work_dir") != 0) {
     for (const auto& dir : vm["work_dir"].as<std::vector<std::string>>()) req.engine.work_dirs.emplace_back(dir);
   }

@@ -119,6 +119,7 @@ class Engine {
     input.entry_bytes = sizeof(Entry);
     input.record_bytes = graph_.record_size();
     input.undirected = P::kUndirected;
+    input.edges = graph_.edges;
     input.baseline_rss = current_rss_bytes();
     ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, options_));
     stats_.plan = plan_;
@@ -371,17 +372,41 @@ class Engine {
     const File& file = from_input ? input_file_ : edge_files_[p];
     const std::uint64_t bytes = from_input ? graph_.edges * rs : edge_bytes_[p];
     if (bytes == 0) return Status::ok();
+    if (edges_cached_) {
+      // Every record was checked when it was first read; stream the copy in read_chunk runs.
+      const std::uint64_t run_bytes = plan_.io.read_chunk / rs * rs;
+      for (std::uint64_t offset = 0; offset < bytes; offset += run_bytes) {
+        if (cancel_requested()) return cancelled();
+        const std::uint64_t n = std::min(run_bytes, bytes - offset);
+        ES_RETURN_IF_ERROR(scatter_run(std::span<const std::byte>(edge_cache_.data() + offset, n), offset / rs, s,
+                                       /*from_input=*/true, /*validate=*/false));
+      }
+      return Status::ok();
+    }
+    const bool fill_cache = from_input && plan_.edge_cache_bytes > 0;
+    if (fill_cache && edge_cache_.size() == 0) edge_cache_ = AlignedBuffer(plan_.edge_cache_bytes);
+    std::uint64_t cached = 0;
     IoCounters* counters = from_input ? &stats_.input_io : &edge_read_counters_;
     ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(file, 0, bytes, plan_.io, counters));
-    return for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
-                               [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+    ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
+                                           [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
-      return scatter_run(run, first, s, from_input);
-    });
+      ES_RETURN_IF_ERROR(scatter_run(run, first, s, from_input, /*validate=*/from_input));
+      if (fill_cache) {
+        std::memcpy(edge_cache_.data() + cached, run.data(), run.size());
+        cached += run.size();
+      }
+      return Status::ok();
+    }));
+    edges_cached_ = fill_cache && cached == bytes;
+    return Status::ok();
   }
 
-  // Scatter of a run of whole edge records, in parallel steps of batch_records per task.
-  Status scatter_run(std::span<const std::byte> run, std::uint64_t first_record, std::uint32_t s, bool from_input) {
+  // Scatter of a run of whole edge records, in parallel steps of batch_records per task. Records of
+  // the raw input (from_input: K = 1) are scattered in both directions for undirected programs, and
+  // checked against the graph's rules when `validate`.
+  Status scatter_run(std::span<const std::byte> run, std::uint64_t first_record, std::uint32_t s, bool from_input,
+                     bool validate) {
     const std::size_t rs = graph_.record_size();
     const std::size_t n = run.size() / rs;
     const std::size_t T = workers_.size();
@@ -401,7 +426,7 @@ class Engine {
         w.bad_record = UINT64_MAX;
         for (std::size_t i = lo; i < hi; ++i) {
           const Edge e = decode_edge(run.data() + i * rs, type);
-          if (from_input && !edge_is_valid(e)) {
+          if (validate && !edge_is_valid(e)) {
             w.bad_record = first_record + i;
             w.bad_edge = e;
             break;
@@ -570,6 +595,8 @@ class Engine {
   std::unique_ptr<ThreadPool> pool_;
   std::vector<Worker> workers_;
   AlignedBuffer state_;
+  AlignedBuffer edge_cache_;   // the input's records (K = 1, when the plan has room for them)
+  bool edges_cached_ = false;  // edge_cache_ holds every record (after the first superstep)
   std::uint64_t partition_ = 0;
   std::uint64_t base_ = 0;
   std::uint64_t count_ = 0;

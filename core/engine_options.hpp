@@ -18,6 +18,7 @@ struct EngineOptions {
   std::vector<std::filesystem::path> work_dirs;        // scratch volumes (streams spread over them)
   bool heartbeat = false;                              // one line per superstep on stderr
   std::uint64_t batch_records = 0;                     // records per worker per step; 0 = planned
+  bool cache_edges = true;                             // keep the input in memory when K = 1 and it fits
 };
 
 }  // namespace edgestream

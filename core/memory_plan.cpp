@@ -67,7 +67,8 @@ std::string MemoryPlan::describe() const {
   std::ostringstream s;
   s << "budget " << mib(budget) << " = process baseline " << mib(baseline_bytes) << " + vertex state of one partition "
     << mib(state_bytes) << " + stream reader " << mib(reader_bytes) << " + stream writers " << mib(writer_bytes)
-    << " + worker buffers " << mib(worker_bytes) << " (estimated peak " << mib(estimated_peak()) << ")";
+    << " + worker buffers " << mib(worker_bytes) << " + edges kept in memory " << mib(edge_cache_bytes)
+    << " (estimated peak " << mib(estimated_peak()) << ")";
   return s.str();
 }
 
@@ -157,8 +158,18 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     }
     return std::nullopt;
   };
+  // With one partition and room to spare, the input is read from storage once and then streamed
+  // from memory (a budget that holds the whole graph should not re-read it every superstep).
+  const auto with_edge_cache = [&](MemoryPlan plan) {
+    const std::uint64_t input_bytes = round_up(input.edges * input.record_bytes, kIoAlignment);
+    if (plan.partitions == 1 && options.cache_edges && input_bytes > 0 &&
+        plan.estimated_peak() + input_bytes <= plan.budget) {
+      plan.edge_cache_bytes = input_bytes;
+    }
+    return plan;
+  };
   if (options.forced_partitions > 0) {
-    if (auto plan = try_partitions(options.forced_partitions)) return *plan;
+    if (auto plan = try_partitions(options.forced_partitions)) return with_edge_cache(*plan);
   } else {
     std::uint64_t previous = 0;
     for (std::uint64_t k = 1;; k *= 2) {
@@ -177,7 +188,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
             lo = mid + 1;
           }
         }
-        return best;
+        return with_edge_cache(best);
       }
       if (wanted == vertices) break;
       previous = wanted;

@@ -17,6 +17,7 @@ struct MemoryPlanInput {
   std::size_t vertex_bytes = 0;   // sizeof(Program::Vertex)
   std::size_t entry_bytes = 0;    // bytes of one routed update (target + payload)
   std::size_t record_bytes = 0;   // bytes of one edge record in the input
+  std::uint64_t edges = 0;        // records in the input
   bool undirected = false;        // each edge scattered in both directions
   std::uint64_t baseline_rss = 0; // bytes the process already uses (code, libraries, heap)
 };
@@ -39,8 +40,9 @@ struct MemoryPlan {
   std::uint64_t reader_bytes = 0;       // the one stream being read
   std::uint64_t writer_bytes = 0;       // all update (or edge) stream writers together
   std::uint64_t worker_bytes = 0;       // per-worker batch and routing buffers, combiner tables
+  std::uint64_t edge_cache_bytes = 0;   // K = 1 and room to spare: the input kept in memory
   std::uint64_t estimated_peak() const {
-    return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes;
+    return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes;
   }
   std::uint64_t partition_vertices() const { return partition_size; }
   /// The streaming partition holding vertex v: v / partition_size, computed with one multiply

@@ -20,6 +20,7 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
       << "CORE::CONFIG::IO_DEPTH " << plan.io.depth << "\n"
       << "CORE::CONFIG::DIRECT_IO " << (plan.io.direct ? 1 : 0) << "\n"
       << "CORE::CONFIG::ESTIMATED_PEAK_MEMORY " << plan.estimated_peak() << "\n"
+      << "CORE::CONFIG::EDGES_IN_MEMORY " << (plan.edge_cache_bytes > 0 ? 1 : 0) << "\n"
       << "CORE::PARTITIONS " << plan.partitions << "\n"
       << "CORE::PHASES " << stats.supersteps << "\n"
       << "CORE::UPDATES::EMITTED " << stats.updates_emitted << "\n"

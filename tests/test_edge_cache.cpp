@@ -1,0 +1,47 @@
+// Keeping the input in memory (K = 1 with room in the budget): the input is read once, and every
+// algorithm gives exactly what it gives when the input is re-read from storage each superstep.
+#include <catch2/catch.hpp>
+
+#include "tests/test_support.hpp"
+
+namespace edgestream {
+namespace {
+
+TEST_CASE("edges kept in memory: read once, same results as streaming from storage", "[edge_cache]") {
+  test::TempDir dir;
+  const std::uint64_t edges = 40000;
+  const auto ini = test::write_graph(dir.path(), "g", test::random_edges(5000, edges, 21), 5000);
+  for (const char* algo : {"pagerank", "bfs", "cc", "sssp", "degree_cnt"}) {
+    INFO(algo);
+    std::string outputs[2];
+    for (int cached = 0; cached < 2; ++cached) {
+      std::vector<std::string> args = {"-g", ini.string(), "-b", algo, "-p", "2", "--physical_memory", "1G",
+                                       "--output", (dir / "out.txt").string(), "--verify", "--read_chunk", "64K"};
+      if (cached == 0) args.push_back("--no_edge_cache");
+      const auto r = test::run_driver_in_process(args);
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      CHECK(test::stat_value(r.out, "CORE::PARTITIONS") == "1");
+      CHECK(test::stat_value(r.out, "CORE::CONFIG::EDGES_IN_MEMORY") == (cached ? "1" : "0"));
+      const std::uint64_t supersteps = std::stoull(test::stat_value(r.out, "CORE::PHASES"));
+      const std::uint64_t input_read = std::stoull(test::stat_value(r.out, "CORE::BYTES::INPUT_READ"));
+      CHECK(input_read == (cached ? 1 : supersteps) * edges * 12);
+      outputs[cached] = test::slurp(dir / "out.txt");
+    }
+    CHECK(outputs[0] == outputs[1]);
+  }
+}
+
+TEST_CASE("edges kept in memory: a bad id is still reported with its record", "[edge_cache]") {
+  test::TempDir dir;
+  auto edges = test::random_edges(100, 1000, 5);
+  edges[777].dst = 100;
+  const auto ini = test::write_graph(dir.path(), "g", edges, 100);
+  const auto r = test::run_driver_in_process({"-g", ini.string(), "-b", "pagerank", "--physical_memory", "1G"});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("record 777"));
+}
+
+}  // namespace
+}  // namespace edgestream
