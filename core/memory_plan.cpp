@@ -96,7 +96,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
 
   const std::uint64_t user_batch = options.batch_records;
   std::vector<Attempt> attempts = {
-      {options.io.read_chunk, options.io.write_chunk, options.io.depth, user_batch ? user_batch : 16384},
+      {options.io.read_chunk, options.io.write_chunk, options.io.depth, user_batch ? user_batch : 65536},
       {std::min<std::size_t>(options.io.read_chunk, kMiB), std::min<std::size_t>(options.io.write_chunk, kMiB),
        std::min(options.io.depth, 2U), user_batch ? user_batch : 4096},
       {std::min<std::size_t>(options.io.read_chunk, 256 * 1024), kMinWriteChunk, std::min(options.io.depth, 2U),
