@@ -95,12 +95,17 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
   const std::uint64_t baseline = input.baseline_rss + kSlackBytes + threads * kPerThreadSlackBytes;
 
   const std::uint64_t user_batch = options.batch_records;
+  // Buffer sizes to try, largest first. Stream buffers shrink before batches do: small batches
+  // multiply the parallel steps (and thread wake-ups) per edge, which costs more than small requests.
+  const std::size_t mib_read = std::min<std::size_t>(options.io.read_chunk, kMiB);
+  const std::size_t mib_write = std::min<std::size_t>(options.io.write_chunk, kMiB);
+  const unsigned shallow = std::min(options.io.depth, 2U);
   std::vector<Attempt> attempts = {
       {options.io.read_chunk, options.io.write_chunk, options.io.depth, user_batch ? user_batch : 65536},
-      {std::min<std::size_t>(options.io.read_chunk, kMiB), std::min<std::size_t>(options.io.write_chunk, kMiB),
-       std::min(options.io.depth, 2U), user_batch ? user_batch : 4096},
-      {std::min<std::size_t>(options.io.read_chunk, 256 * 1024), kMinWriteChunk, std::min(options.io.depth, 2U),
-       user_batch ? user_batch : 1024},
+      {mib_read, mib_write, shallow, user_batch ? user_batch : 65536},
+      {mib_read, mib_write, shallow, user_batch ? user_batch : 16384},
+      {std::min<std::size_t>(options.io.read_chunk, 256 * 1024), kMinWriteChunk, shallow, user_batch ? user_batch : 4096},
+      {std::min<std::size_t>(options.io.read_chunk, 256 * 1024), kMinWriteChunk, shallow, user_batch ? user_batch : 1024},
   };
 
   // Candidate partition counts, fewest first (each extra partition means update traffic on
