@@ -23,6 +23,14 @@ struct AlgorithmParams {
   std::uint64_t pagerank_iterations = 5;  // --pagerank::niters
   std::uint64_t bfs_root = 0;             // --bfs::root
   std::uint64_t sssp_source = 0;          // --sssp::source
+  std::uint64_t bc_source = 0;            // --bc::source
+  std::uint64_t belief_propagation_iterations = 5;  // --belief_propagation::niters
+  std::uint64_t triangle_counting_iterations = 1;   // --triangle_counting::niters (approximate counter)
+  bool triangle_counting_approximate = false;       // --triangle_counting::approximate
+  std::uint64_t als_iterations = 5;                 // --als::niters
+  std::uint64_t hyperanf_max_iterations = 100;      // --hyperanf::maxiters
+  double hyperanf_epsilon = 0.001;                  // --hyperanf::epsilon
+  double hyperanf_rsd = 0.10;                       // --hyperanf::rsd
 };
 
 struct AlgorithmRequest {
@@ -52,5 +60,20 @@ Expected<AlgorithmReport> run_cc(const AlgorithmRequest& request);
 Expected<AlgorithmReport> run_sssp(const AlgorithmRequest& request);
 Expected<AlgorithmReport> run_degree_cnt(const AlgorithmRequest& request);
 Expected<AlgorithmReport> run_range_check(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_pagerank_ddf(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_bfs_forest(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_sssp_forest(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_scc(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_mis(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_mcst(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_spmv(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_conductance(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_reverse(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_triangle_counting(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_hyperanf(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_belief_propagation(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_bc(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_checkbip(const AlgorithmRequest& request);
+Expected<AlgorithmReport> run_als(const AlgorithmRequest& request);
 
 }  // namespace edgestream

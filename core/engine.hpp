@@ -3,7 +3,8 @@
 //  * Vertices are split into K streaming partitions (equal id ranges) chosen by the
 //    memory plan; one partition's state is in memory at a time when K > 1.
 //  * Setup (K > 1): one pass splits the unordered input into per-partition edge streams by source
-//    (undirected programs also get each edge reversed into the destination's stream).
+//    (undirected programs also get each edge reversed into the destination's stream; programs with
+//    direction-aware reverse edges get a second set of streams, by destination).
 //    With K = 1 the input file itself is streamed every superstep: no copy at all.
 //  * Superstep s, for each partition p: load state(p), gather the updates emitted for p in s-1
 //    from its update stream, prepare, then scatter p's edges. Updates whose target is in memory
@@ -66,6 +67,9 @@ class Engine {
   using Vertex = typename P::Vertex;
   using Update = typename P::Update;
   using Entry = RoutedUpdate<Update>;
+  static constexpr bool kReverse = kHasReverseEdges<P>;
+  static constexpr bool kTwoWay = P::kUndirected || kReverse;  // every edge scattered twice
+  static_assert(!ProgramWithDirections<P> || kReverse, "directions() needs kReverseEdges");
   static_assert(sizeof(Entry) == sizeof(VertexId) + sizeof(Update), "an update must pack without padding");
 
   Engine(GraphInfo graph, EngineOptions options, P program)
@@ -103,6 +107,7 @@ class Engine {
     Edge bad_edge{};
     std::uint64_t changed = 0;
     std::uint64_t spilled = 0;
+    std::uint64_t active = 0;
     Status error;
     std::vector<CombinerSlot> combiner;
     std::uint32_t combiner_stamp = 0;
@@ -118,7 +123,7 @@ class Engine {
     input.vertex_bytes = sizeof(Vertex);
     input.entry_bytes = sizeof(Entry);
     input.record_bytes = graph_.record_size();
-    input.undirected = P::kUndirected;
+    input.undirected = kTwoWay;
     input.edges = graph_.edges;
     input.baseline_rss = current_rss_bytes();
     ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, options_));
@@ -133,7 +138,7 @@ class Engine {
     ES_ASSIGN_OR_RETURN(input_file_, File::open(graph_.edge_path, OpenMode::kReadOnly, plan_.io.direct));
     pool_ = std::make_unique<ThreadPool>(plan_.threads);
     workers_.resize(plan_.threads);
-    const std::size_t per_task = plan_.batch_records * (P::kUndirected ? 2 : 1) * P::kMaxEmitsPerEdge;
+    const std::size_t per_task = plan_.batch_records * (kTwoWay ? 2 : 1) * P::kMaxEmitsPerEdge;
     for (auto& w : workers_) {
       w.emitted.resize(per_task);
       w.routed.resize(per_task);
@@ -148,7 +153,7 @@ class Engine {
     state_ = AlignedBuffer(std::max<std::uint64_t>(plan_.state_bytes, state_vertices * sizeof(Vertex)));
     if (K_ == 1) return Status::ok();
 
-    ES_RETURN_IF_ERROR(ensure_open_file_limit(4 * K_ + 32));
+    ES_RETURN_IF_ERROR(ensure_open_file_limit(5 * K_ + 32));
     std::vector<std::filesystem::path> volumes = options_.work_dirs;
     if (volumes.empty()) volumes = graph_.volumes;
     if (volumes.empty()) volumes.push_back(graph_.edge_path.parent_path().empty() ? "." : graph_.edge_path.parent_path());
@@ -158,6 +163,11 @@ class Engine {
       ES_ASSIGN_OR_RETURN(File edges, File::open(scratch_.file("edges." + std::to_string(q), q), OpenMode::kCreate,
                                                  plan_.io.direct));
       edge_files_.push_back(std::move(edges));
+      if constexpr (kReverse) {
+        ES_ASSIGN_OR_RETURN(File redges, File::open(scratch_.file("redges." + std::to_string(q), q + 1), OpenMode::kCreate,
+                                                    plan_.io.direct));
+        redge_files_.push_back(std::move(redges));
+      }
       for (int set = 0; set < 2; ++set) {
         ES_ASSIGN_OR_RETURN(File updates, File::open(scratch_.file("updates" + std::to_string(set) + "." + std::to_string(q), q + set),
                                                      OpenMode::kCreate, plan_.io.direct));
@@ -183,13 +193,19 @@ class Engine {
   }
 
   // One pass over the input: each edge to its source partition's stream (and, for undirected
-  // programs, reversed to its destination's).
+  // programs, reversed to its destination's; for reverse-edge programs, as is to its destination's
+  // reverse stream).
   Status split_input() {
     std::vector<IoCounters> counters(K_);
     std::vector<std::unique_ptr<SequentialWriter>> writers;
+    std::vector<std::unique_ptr<SequentialWriter>> reverse_writers;
     for (std::uint64_t q = 0; q < K_; ++q) {
       ES_ASSIGN_OR_RETURN(auto writer, SequentialWriter::open(edge_files_[q], plan_.io, &counters[q]));
       writers.push_back(std::move(writer));
+      if constexpr (kReverse) {
+        ES_ASSIGN_OR_RETURN(auto reverse_writer, SequentialWriter::open(redge_files_[q], plan_.io, &counters[q]));
+        reverse_writers.push_back(std::move(reverse_writer));
+      }
     }
     const std::size_t rs = graph_.record_size();
     {
@@ -208,14 +224,22 @@ class Engine {
             encode_edge(reversed, Edge{e.dst, e.src, e.weight}, graph_.type);
             ES_RETURN_IF_ERROR(writers[plan_.partition_of(e.dst)]->append(std::span<const std::byte>(reversed, rs)));
           }
+          if constexpr (kReverse) {
+            ES_RETURN_IF_ERROR(reverse_writers[plan_.partition_of(e.dst)]->append(std::span(record, rs)));
+          }
         }
         return Status::ok();
       }));
     }
     edge_bytes_.resize(K_);
+    redge_bytes_.resize(K_);
     for (std::uint64_t q = 0; q < K_; ++q) {
       ES_RETURN_IF_ERROR(writers[q]->finish());
       edge_bytes_[q] = writers[q]->bytes_appended();
+      if constexpr (kReverse) {
+        ES_RETURN_IF_ERROR(reverse_writers[q]->finish());
+        redge_bytes_[q] = reverse_writers[q]->bytes_appended();
+      }
       stats_.edges_io += counters[q];
     }
     return Status::ok();
@@ -240,9 +264,7 @@ class Engine {
           ES_RETURN_IF_ERROR(load_partition(p));
           ES_RETURN_IF_ERROR(gather_pending(p, (s - 1) & 1U, s - 1));
         }
-        if constexpr (P::kHasPrepare) {
-          for_each_vertex([&](VertexId v, Vertex& state) { program_.prepare(v, state, s); });
-        }
+        if constexpr (P::kHasPrepare) current_.active += prepare_partition(s);
         ES_RETURN_IF_ERROR(scatter_partition(p, s));
         ES_RETURN_IF_ERROR(save_partition(p));
       }
@@ -264,9 +286,7 @@ class Engine {
       select_partition(p);
       ES_RETURN_IF_ERROR(load_partition(p));
       ES_RETURN_IF_ERROR(gather_pending(p, s & 1U, s));
-      if constexpr (P::kHasPrepare) {
-        for_each_vertex([&](VertexId v, Vertex& state) { program_.prepare(v, state, s + 1); });
-      }
+      if constexpr (P::kHasPrepare) prepare_partition(s + 1);
       ES_RETURN_IF_ERROR(visit(static_cast<VertexId>(base_), std::span<const Vertex>(states(), count_)));
     }
     return Status::ok();
@@ -295,6 +315,32 @@ class Engine {
       const std::uint64_t end = std::min(count_, (task + 1) * per_task);
       for (std::uint64_t i = task * per_task; i < end; ++i) fn(static_cast<VertexId>(base_ + i), st[i]);
     });
+  }
+
+  // prepare() on every vertex of the current partition; returns how many returned true (0 when
+  // prepare returns void).
+  std::uint64_t prepare_partition(std::uint32_t s) {
+    using Result = decltype(program_.prepare(VertexId{}, std::declval<Vertex&>(), s));
+    if constexpr (std::is_same_v<Result, bool>) {
+      for (Worker& w : workers_) w.active = 0;
+      Vertex* st = states();
+      const std::uint64_t per_task = std::uint64_t{1} << plan_.cache_shift;
+      const std::size_t tasks = (count_ + per_task - 1) / per_task;
+      pool_->run(tasks, [&](std::size_t task, unsigned worker) {
+        const std::uint64_t end = std::min(count_, (task + 1) * per_task);
+        std::uint64_t active = 0;
+        for (std::uint64_t i = task * per_task; i < end; ++i) {
+          active += program_.prepare(static_cast<VertexId>(base_ + i), st[i], s) ? 1 : 0;
+        }
+        workers_[worker].active += active;
+      });
+      std::uint64_t total = 0;
+      for (const Worker& w : workers_) total += w.active;
+      return total;
+    } else {
+      for_each_vertex([&](VertexId v, Vertex& state) { program_.prepare(v, state, s); });
+      return 0;
+    }
   }
 
   Status load_partition(std::uint64_t p) {
@@ -366,11 +412,41 @@ class Engine {
     return Status::ok();
   }
 
+  StreamDirections directions_of(std::uint32_t s) const {
+    if constexpr (ProgramWithDirections<P>) {
+      return program_.directions(s);
+    } else {
+      return StreamDirections{};
+    }
+  }
+
+  // Scatters partition p's edges: with K = 1 the input (both directions from one read); with K > 1
+  // its forward stream and, for reverse-edge programs, its reverse stream (each only if needed).
   Status scatter_partition(std::uint64_t p, std::uint32_t s) {
+    const StreamDirections d = directions_of(s);
+    if (K_ == 1) {
+      if (!d.forward && !(kReverse && d.reverse)) return Status::ok();
+      return scatter_stream(input_file_, graph_.edges * graph_.record_size(), s, ScatterMode{d.forward, d.reverse, true});
+    }
+    if (d.forward) ES_RETURN_IF_ERROR(scatter_stream(edge_files_[p], edge_bytes_[p], s, ScatterMode{true, false, false}));
+    if constexpr (kReverse) {
+      if (d.reverse) ES_RETURN_IF_ERROR(scatter_stream(redge_files_[p], redge_bytes_[p], s, ScatterMode{false, true, false}));
+    }
+    return Status::ok();
+  }
+
+  // What scatter_run does with each record: forward = scatter from the source; reverse = the
+  // reverse direction (undirected programs: flipped scatter; reverse-edge programs:
+  // scatter_reverse from the destination); from_input = the records are the raw input (K = 1).
+  struct ScatterMode {
+    bool forward;
+    bool reverse;
+    bool from_input;
+  };
+
+  Status scatter_stream(const File& file, std::uint64_t bytes, std::uint32_t s, ScatterMode mode) {
     const std::size_t rs = graph_.record_size();
-    const bool from_input = K_ == 1;
-    const File& file = from_input ? input_file_ : edge_files_[p];
-    const std::uint64_t bytes = from_input ? graph_.edges * rs : edge_bytes_[p];
+    const bool from_input = mode.from_input;
     if (bytes == 0) return Status::ok();
     if (edges_cached_) {
       // Every record was checked when it was first read; stream the copy in read_chunk runs.
@@ -379,19 +455,19 @@ class Engine {
         if (cancel_requested()) return cancelled();
         const std::uint64_t n = std::min(run_bytes, bytes - offset);
         ES_RETURN_IF_ERROR(scatter_run(std::span<const std::byte>(edge_cache_.data() + offset, n), offset / rs, s,
-                                       /*from_input=*/true, /*validate=*/false));
+                                       mode, /*validate=*/false));
       }
       return Status::ok();
     }
     const bool fill_cache = from_input && plan_.edge_cache_bytes > 0;
     if (fill_cache && edge_cache_.size() == 0) edge_cache_ = AlignedBuffer(plan_.edge_cache_bytes);
     std::uint64_t cached = 0;
-    IoCounters* counters = from_input ? &stats_.input_io : &edge_read_counters_;
+    IoCounters* counters = from_input ? &stats_.input_io : &edge_read_counters_;  // reverse streams count as edges
     ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(file, 0, bytes, plan_.io, counters));
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
-      ES_RETURN_IF_ERROR(scatter_run(run, first, s, from_input, /*validate=*/from_input));
+      ES_RETURN_IF_ERROR(scatter_run(run, first, s, mode, /*validate=*/from_input));
       if (fill_cache) {
         std::memcpy(edge_cache_.data() + cached, run.data(), run.size());
         cached += run.size();
@@ -402,10 +478,9 @@ class Engine {
     return Status::ok();
   }
 
-  // Scatter of a run of whole edge records, in parallel steps of batch_records per task. Records of
-  // the raw input (from_input: K = 1) are scattered in both directions for undirected programs, and
-  // checked against the graph's rules when `validate`.
-  Status scatter_run(std::span<const std::byte> run, std::uint64_t first_record, std::uint32_t s, bool from_input,
+  // Scatter of a run of whole edge records, in parallel steps of batch_records per task, in the
+  // directions `mode` asks for; records are checked against the graph's rules when `validate`.
+  Status scatter_run(std::span<const std::byte> run, std::uint64_t first_record, std::uint32_t s, ScatterMode mode,
                      bool validate) {
     const std::size_t rs = graph_.record_size();
     const std::size_t n = run.size() / rs;
@@ -431,10 +506,13 @@ class Engine {
             w.bad_edge = e;
             break;
           }
-          program_.scatter(st[e.src - base], e, s, emit);
+          if (mode.forward) program_.scatter(st[e.src - base], e, s, emit);
           if constexpr (P::kUndirected) {
             // With one partition the input is streamed as is: read each edge in reverse too.
-            if (from_input) program_.scatter(st[e.dst - base], Edge{e.dst, e.src, e.weight}, s, emit);
+            if (mode.from_input) program_.scatter(st[e.dst - base], Edge{e.dst, e.src, e.weight}, s, emit);
+          }
+          if constexpr (kReverse) {
+            if (mode.reverse) program_.scatter_reverse(st[e.dst - base], e, s, emit);
           }
         }
         w.emitted_count = k;
@@ -606,6 +684,8 @@ class Engine {
   File vertex_file_;
   std::vector<File> edge_files_;
   std::vector<std::uint64_t> edge_bytes_;
+  std::vector<File> redge_files_;            // reverse-edge programs: edges by destination
+  std::vector<std::uint64_t> redge_bytes_;
   std::vector<File> update_files_[2];
   std::vector<IoCounters> update_counters_[2];
   std::vector<std::unique_ptr<SequentialWriter>> writers_[2];

@@ -13,14 +13,28 @@
 //
 //     void init(VertexId v, Vertex& state) const;       // before superstep 0
 //     // After every update emitted in superstep s-1 reached the vertex, before scatter of s (and
-//     // once more after the last superstep, with s = last + 1).
+//     // once more after the last superstep, with s = last + 1). May return bool instead of void:
+//     // the number of vertices for which it returned true is SuperstepStats::active of s.
 //     void prepare(VertexId v, Vertex& state, std::uint32_t superstep) const;
 //     // Reads the source's state, may emit(target, update) for any target vertex.
 //     template <class Emit> void scatter(const Vertex& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const;
 //     // Applies one update emitted in `emitted_superstep`; returns true if the state changed.
 //     bool gather(VertexId v, Vertex& state, const Update& u, std::uint32_t emitted_superstep) const;
-//     // After superstep s: true to stop.
-//     bool done(const SuperstepStats& s) const;
+//     // After superstep s: true to stop. Runs on one thread between supersteps and may change the
+//     // program's own members (a phase, the superstep a phase began): scatter, gather and prepare
+//     // of later supersteps see the change. It may therefore be non-const. Quiescence test: a
+//     // superstep with s.emitted == 0 left nothing in flight; s.changed == 0 alone is NOT enough
+//     // with K > 1 (updates spilled in s are applied, and counted, in s + 1).
+//     bool done(const SuperstepStats& s);
+//
+//     // Optional: direction-aware reverse edges (kReverseEdges = true, not with kUndirected).
+//     // Every edge src->dst is also streamed "backwards": scatter_reverse reads the DESTINATION's
+//     // state and gets the edge as stored (e.src, e.dst), so it knows which end it stands on.
+//     static constexpr bool kReverseEdges = true;
+//     template <class Emit> void scatter_reverse(const Vertex& dst, const Edge& e, std::uint32_t superstep, Emit&& emit) const;
+//     // Optional: which edge directions superstep s needs (both by default); an unneeded
+//     // direction is not read at all, which saves its I/O.
+//     StreamDirections directions(std::uint32_t superstep) const;
 //   };
 //
 // Semantics the engine guarantees: updates emitted in superstep s reach their target either during
@@ -38,6 +52,34 @@
 
 namespace edgestream {
 
+/// done() may be const or not (programs with phases change them there).
+template <typename P>
+concept ProgramWithDone = requires(P& p, const SuperstepStats& s) {
+  { p.done(s) } -> std::same_as<bool>;
+};
+
+/// Which edge directions a superstep streams (see directions() above).
+struct StreamDirections {
+  bool forward = true;
+  bool reverse = true;
+};
+
+/// True when P streams every edge also backwards through scatter_reverse (kReverseEdges).
+template <typename P>
+inline constexpr bool kHasReverseEdges = [] {
+  if constexpr (requires { P::kReverseEdges; }) {
+    return static_cast<bool>(P::kReverseEdges);
+  } else {
+    return false;
+  }
+}();
+
+/// True when P chooses per superstep which directions to stream.
+template <typename P>
+concept ProgramWithDirections = requires(const P& p) {
+  { p.directions(std::uint32_t{}) } -> std::same_as<StreamDirections>;
+};
+
 template <typename P>
 concept EdgeProgram = requires(const P& p, typename P::Vertex& v, const typename P::Update& u, const SuperstepStats& s) {
   requires std::is_trivially_copyable_v<typename P::Vertex>;
@@ -49,7 +91,8 @@ concept EdgeProgram = requires(const P& p, typename P::Vertex& v, const typename
   { P::kMaxEmitsPerEdge } -> std::convertible_to<unsigned>;
   { p.init(VertexId{}, v) };
   { p.gather(VertexId{}, v, u, std::uint32_t{}) } -> std::same_as<bool>;
-  { p.done(s) } -> std::same_as<bool>;
+  requires ProgramWithDone<P>;
+  requires !(P::kUndirected && kHasReverseEdges<P>);
 };
 
 /// An update as routed and stored in update streams: the target vertex and the payload.

@@ -18,6 +18,7 @@ struct SuperstepStats {
   std::uint64_t in_memory = 0;   // applied directly (destination state in memory)
   std::uint64_t spilled = 0;     // written to update streams (after combining)
   std::uint64_t changed = 0;     // gathers that changed a vertex
+  std::uint64_t active = 0;      // vertices whose prepare() returned true (programs whose prepare returns bool)
 };
 
 struct RunStats {
