@@ -248,7 +248,7 @@ Expected<AlgorithmReport> run_als(const AlgorithmRequest& request) {
       }
     }
     set_verification(report, problems.finish(),
-                     "vectors, SSE and objective equal the in-memory ALS within relative " + std::to_string(kAlsTolerance) +
+                     "vectors, SSE and objective equal the in-memory ALS within relative " + format(kAlsTolerance, 3) +
                          "; the objective never increases; final user vectors solve their normal equations");
   }
   return report;

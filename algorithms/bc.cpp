@@ -13,9 +13,9 @@ namespace {
 
 bool close(double got, double want) { return std::fabs(got - want) <= kBcTolerance * std::max(1.0, std::fabs(want)); }
 
-std::string format(double value) {
+std::string format(double value, int precision = 17) {
   std::ostringstream s;
-  s.precision(17);
+  s.precision(precision);
   s << value;
   return s.str();
 }
@@ -158,7 +158,7 @@ Expected<AlgorithmReport> run_bc(const AlgorithmRequest& request) {
     if (result.delta[program.source] != 0.0) problems.add("the source's dependency is not 0");
     set_verification(report, problems.finish(),
                      "levels and path counts equal Brandes' reference exactly, dependencies within relative " +
-                         std::to_string(kBcTolerance) + "; sigma and delta satisfy Brandes' recursions");
+                         format(kBcTolerance, 3) + "; sigma and delta satisfy Brandes' recursions");
   }
   return report;
 }

@@ -16,6 +16,7 @@
 
 #include "algorithms/als.hpp"
 #include "algorithms/bc.hpp"
+#include "algorithms/reference_graph.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -202,6 +203,29 @@ TEST_CASE("bc: random and skewed graphs equal Brandes in memory across K, -p and
   }
 }
 
+// Brandes' identity: every shortest s -> t path has d(s, t) - 1 inner vertices, so the dependencies
+// sum to sum over reached t != s of (level(t) - 1); the levels come from -b bfs, not from bc.
+TEST_CASE("bc: real directed graph; dependencies sum to the inner vertices of all shortest paths", "[alg_bc_als]") {
+  const auto ini = real_graph("email-enron-undirected.txt.gz");  // each edge once: a directed view
+  const Config c{"3", "2", true};
+  const Run bc = run(ini, "bc", c, {"--bc::source", "5"});
+  const Run bfs = run(ini, "bfs", c, {"--bfs::root", "5"});
+  REQUIRE(bc.rows.size() == 36692);
+  REQUIRE(bfs.rows.size() == bc.rows.size());
+  double sum = 0;
+  double inner = 0;
+  std::uint64_t reached = 0;
+  for (std::size_t v = 0; v < bc.rows.size(); ++v) {
+    sum += std::strtod(bc.rows[v][0].c_str(), nullptr);
+    const long level = std::strtol(bfs.rows[v][0].c_str(), nullptr, 10);
+    if (level >= 0) ++reached;
+    if (level >= 1) inner += static_cast<double>(level - 1);
+  }
+  CHECK(reached > 1000);
+  CHECK(stat_value(bc.out, "ALGORITHM::BC::REACHED") == std::to_string(reached));
+  CHECK(sum == Approx(inner).epsilon(1e-7));
+}
+
 TEST_CASE("bc: a source out of range is an error naming the option", "[alg_bc_als]") {
   TempDir dir;
   const auto ini = write_graph(dir.path(), "g", {e(0, 1)}, 2);
@@ -329,7 +353,7 @@ TEST_CASE("als: random bipartite and skewed graphs equal the in-memory ALS acros
 
 // Autotune: a budget too small for one partition holding every vertex forces K > 1; 1G gives K = 1;
 // same results. Subprocesses, so that the budget is measured against the driver's own RSS (~10 MiB
-// baseline): bc on 2^19 vertices (24 B each, 12 MiB of state), als on 2^15 (272 B each, 8.5 MiB).
+// baseline): bc on 2^19 vertices (24 B each, 12 MiB of state; rmat: few levels, few supersteps), als on 2^15 (272 B each, 8.5 MiB).
 TEST_CASE("als and bc: a small memory budget forces K > 1 and gives the in-memory result", "[alg_bc_als]") {
   if (kSanitized) {
     WARN("skipped under a sanitizer: its shadow memory alone exceeds the budget used here");
@@ -343,7 +367,7 @@ TEST_CASE("als and bc: a small memory budget forces K > 1 and gives the in-memor
     double tolerance;
     const char* budget;
   };
-  const std::vector<Case> cases = {{"bc", std::uint64_t{1} << 19, random_edges(std::uint64_t{1} << 19, 1200000, 12), kPrinted, "17M"},
+  const std::vector<Case> cases = {{"bc", std::uint64_t{1} << 19, rmat_edges(19, 1000000, 12), kPrinted, "17M"},
                                    {"als", std::uint64_t{1} << 15, rmat_edges(15, 131072, 12), kAlsTolerance, "17M"}};
   for (const Case& g : cases) {
     INFO(g.algorithm);
@@ -374,6 +398,35 @@ TEST_CASE("als and bc: a small memory budget forces K > 1 and gives the in-memor
     }
     CHECK(wrong == 0);
   }
+}
+
+TEST_CASE("als: a real undirected graph listed once, and the same graph listed both ways", "[alg_bc_als]") {
+  // facebook-combined lists every edge once; ALS reads a record's direction-free rating, so the
+  // graph doubled into both directions gives the same vectors (the weighted regulariser doubles too).
+  const auto ini = real_graph("facebook-combined-undirected.txt.gz");
+  const Run once = run(ini, "als", {"2", "2", true}, {"--als::niters", "3"});
+  CHECK(stat_value(once.out, "ALGORITHM::ALS::RATINGS") == "88234");
+  const std::vector<double> o = objectives(once.out, 3);
+  for (std::size_t i = 1; i < o.size(); ++i) CHECK(o[i] <= o[i - 1] * (1 + 1e-9));
+  auto info = read_graph_ini(ini);
+  REQUIRE(info.has_value());
+  auto g = load_graph_in_memory(*info);
+  REQUIRE(g.has_value());
+  std::vector<Edge> both = g->edges;
+  for (const Edge& x : g->edges) both.push_back(Edge{x.dst, x.src, x.weight});
+  TempDir dir;
+  const Run twice = run(write_graph(dir.path(), "both", both, g->vertices, EdgeFileType::kUnweighted), "als",
+                        {"3", "1", false}, {"--als::niters", "3"});
+  CHECK(stat_value(twice.out, "ALGORITHM::ALS::RATINGS") == "176468");
+  CHECK(std::strtod(stat_value(twice.out, "ALGORITHM::ALS::RMSE").c_str(), nullptr) ==
+        Approx(std::strtod(stat_value(once.out, "ALGORITHM::ALS::RMSE").c_str(), nullptr)).epsilon(1e-6));
+  std::size_t wrong = 0;
+  for (unsigned j = 0; j < kAlsRank; ++j) {
+    const auto a = column(once.rows, j);
+    const auto b = column(twice.rows, j);
+    for (std::size_t v = 0; v < a.size(); ++v) wrong += within(b[v], a[v], kAlsTolerance) ? 0 : 1;
+  }
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("als: --als::niters 0 is an error naming the option", "[alg_bc_als]") {
