@@ -213,12 +213,16 @@ std::uint64_t intersect(std::span<const std::uint32_t> a, std::span<const std::u
   return count;
 }
 
-// Counts the triangles (u -> v -> w, u -> w) with u in block `ub` and v in block `vb`.
+// Counts the triangles (u -> v -> w, u -> w) with u in block `ub` and v in block `vb`. Each worker
+// marks N+(u) in its bitmap (one bit per vertex) and scans N+(v) for marked ids; when N+(v) is much
+// longer than N+(u), the short list is searched in the long one instead (galloping).
 void count_pair(const LoadedBlock& ub, const LoadedBlock& vb, std::vector<std::uint64_t>& tri,
-                std::vector<std::uint64_t>& worker_totals, ThreadPool& pool) {
+                std::vector<std::uint64_t>& worker_totals, std::vector<std::vector<std::uint64_t>>& marks,
+                ThreadPool& pool) {
   const std::size_t range = ub.end - ub.first;
   constexpr std::size_t kChunk = 256;
   pool.run((range + kChunk - 1) / kChunk, [&](std::size_t task, unsigned worker) {
+    std::uint64_t* mark = marks[worker].data();
     const std::size_t lo = task * kChunk;
     const std::size_t hi = std::min(range, lo + kChunk);
     std::uint64_t total = 0;
@@ -229,15 +233,30 @@ void count_pair(const LoadedBlock& ub, const LoadedBlock& vb, std::vector<std::u
       // The out-neighbours of u that lie in vb: a contiguous run (lists are sorted by id).
       const std::uint32_t* b = std::lower_bound(nu.data(), nu.data() + nu.size(), vb.first);
       const std::uint32_t* e = std::lower_bound(b, nu.data() + nu.size(), vb.end);
+      if (b == e) continue;
+      for (const std::uint32_t w : nu) mark[w >> 6] |= std::uint64_t{1} << (w & 63);
       std::uint64_t through_u = 0;
       for (const std::uint32_t* p = b; p != e; ++p) {
         const VertexId v = *p;
-        const std::uint64_t c = intersect(nu, vb.list(v), [&](std::uint32_t w) {
+        const std::span<const std::uint32_t> nv = vb.list(v);
+        auto found = [&](std::uint32_t w) {
           std::atomic_ref<std::uint64_t>(tri[w]).fetch_add(1, std::memory_order_relaxed);
-        });
+        };
+        std::uint64_t c = 0;
+        if (nu.size() * 16 < nv.size()) {
+          c = intersect(nu, nv, found);
+        } else {
+          for (const std::uint32_t w : nv) {
+            if ((mark[w >> 6] >> (w & 63)) & 1U) {
+              found(w);
+              ++c;
+            }
+          }
+        }
         if (c > 0) std::atomic_ref<std::uint64_t>(tri[v]).fetch_add(c, std::memory_order_relaxed);
         through_u += c;
       }
+      for (const std::uint32_t w : nu) mark[w >> 6] = 0;
       if (through_u > 0) std::atomic_ref<std::uint64_t>(tri[u]).fetch_add(through_u, std::memory_order_relaxed);
       total += through_u;
     }
@@ -258,11 +277,13 @@ Expected<TriangleCounts> count_triangles_exact(const GraphInfo& graph, const Eng
   io.depth = std::max(1U, std::min(io.depth, 4U));
   const std::uint64_t stream_bytes = std::uint64_t{io.depth} * io.read_chunk;
   const std::uint64_t baseline = current_rss_bytes() + kSlackBytes + threads * kPerThreadSlackBytes;
-  detail.fixed_bytes = 12 * n_vertices;
+  // 4 B degrees + 8 B counters per vertex, and one bit per vertex per worker for the marks.
+  const std::uint64_t mark_words = n_vertices / 64 + 1;
+  detail.fixed_bytes = 12 * n_vertices + std::uint64_t{threads} * 8 * mark_words;
   const std::uint64_t need = baseline + detail.fixed_bytes + stream_bytes;
   if (need + kMiB > options.physical_memory) {
     return resource_exhausted("triangle_counting needs more than " + std::to_string((need + kMiB) >> 20) +
-                              " MiB (process baseline " + std::to_string(baseline >> 20) + " MiB, 12 bytes per vertex for " +
+                              " MiB (process baseline " + std::to_string(baseline >> 20) + " MiB, 12 bytes per vertex (+ 1 bit per thread) for " +
                               std::to_string(n_vertices) + " vertices, stream buffers " +
                               std::to_string(stream_bytes >> 20) + " MiB); --physical_memory is " +
                               std::to_string(options.physical_memory >> 20) + " MiB");
@@ -340,6 +361,7 @@ Expected<TriangleCounts> count_triangles_exact(const GraphInfo& graph, const Eng
 
   std::vector<std::uint64_t>& tri = result.per_vertex;
   std::vector<std::uint64_t> worker_totals(std::size_t{threads} * 8, 0);
+  std::vector<std::vector<std::uint64_t>> marks(threads, std::vector<std::uint64_t>(mark_words, 0));
   if (blocks.size() == 1) {
     // Everything fits: pass 3 places the oriented records straight into the one block.
     Block& b = blocks[0];
@@ -351,7 +373,7 @@ Expected<TriangleCounts> count_triangles_exact(const GraphInfo& graph, const Eng
     detail.oriented_edges = b.records;
     detail.block_bytes = b.raw_bytes();
     if (cancel_requested()) return cancelled_status();
-    count_pair(block, block, tri, worker_totals, pool);
+    count_pair(block, block, tri, worker_totals, marks, pool);
   } else {
     std::vector<std::filesystem::path> volumes = options.work_dirs;
     if (volumes.empty()) volumes = graph.volumes;
@@ -439,12 +461,12 @@ Expected<TriangleCounts> count_triangles_exact(const GraphInfo& graph, const Eng
         if (cancel_requested()) return cancelled_status();
         if (blocks[i].records == 0) continue;
         if (i == j) {
-          count_pair(vb, vb, tri, worker_totals, pool);
+          count_pair(vb, vb, tri, worker_totals, marks, pool);
           continue;
         }
         ES_ASSIGN_OR_RETURN(LoadedBlock ub, load_block(blocks[i], io.direct, stats.edges_io));
         ++detail.block_loads;
-        count_pair(ub, vb, tri, worker_totals, pool);
+        count_pair(ub, vb, tri, worker_totals, marks, pool);
       }
     }
   }
