@@ -320,6 +320,8 @@ Expected<TriangleCounts> count_triangles_exact(const GraphInfo& graph, const Eng
   std::uint64_t total_raw = 0;
   for (std::uint64_t v = 0; v < n_vertices; ++v) total_raw += 4 * count[v] + 4;
   std::uint64_t cap = std::min(avail / 2, kMaxBlockBytes);
+  // One block needs no partner: it may use all that is left.
+  if (options.forced_partitions <= 1 && total_raw + 4 <= std::min(avail, kMaxBlockBytes)) cap = total_raw + 4;
   if (options.forced_partitions > 1) cap = std::min(cap, (total_raw + options.forced_partitions - 1) / options.forced_partitions);
   cap = std::max<std::uint64_t>(cap, 8);
   std::vector<Block> blocks;

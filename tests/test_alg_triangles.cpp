@@ -5,6 +5,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <thread>
 #include <cstring>
 #include <random>
 #include <string>
@@ -13,6 +17,7 @@
 #include "algorithms/reference_graph.hpp"
 #include "algorithms/reverse.hpp"
 #include "algorithms/triangle_counting.hpp"
+#include "core/cancellation.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -380,4 +385,42 @@ TEST_CASE("reverse: never overwrites the input", "[alg_triangles]") {
   CHECK(slurp(dir / "g") == before);
   CHECK(slurp(ini) == before_ini);
   CHECK(!std::filesystem::exists(dir / "x"));
+}
+
+TEST_CASE("triangle_counting: a run stopped while its scratch files exist removes them", "[alg_triangles]") {
+  TempDir dir;
+  TempDir work;
+  const auto ini = write_graph(dir.path(), "er", random_edges(20000, 300000, 4), 20000, EdgeFileType::kUnweighted);
+  auto info = read_graph_ini(ini);
+  REQUIRE(info.has_value());
+  EngineOptions o;
+  o.threads = 1;
+  o.forced_partitions = 40;
+  o.work_dirs = {work.path()};
+  o.io.read_chunk = 4096;  // many small chunks: the cancellation is seen quickly
+  std::atomic<bool> fired{false};
+  std::atomic<bool> stop{false};
+  std::thread watcher([&] {
+    while (!stop.load()) {
+      for (const auto& sub : std::filesystem::recursive_directory_iterator(work.path())) {
+        if (sub.path().filename().string().rfind("tc-", 0) == 0) {
+          set_cancel_signal_for_testing(SIGINT);
+          fired = true;
+          return;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  RunStats stats;
+  ExactTriangleStats detail;
+  auto r = count_triangles_exact(*info, o, stats, detail);
+  stop = true;
+  watcher.join();
+  set_cancel_signal_for_testing(0);
+  if (fired) {
+    REQUIRE(!r.has_value());
+    CHECK(r.status().code() == StatusCode::kCancelled);
+  }
+  CHECK(work.entries().empty());
 }
