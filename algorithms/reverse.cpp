@@ -123,9 +123,18 @@ Expected<AlgorithmReport> run_reverse(const AlgorithmRequest& request) {
   report.stats.vertices = request.graph.vertices;
   report.stats.edges = request.graph.edges;
   report.stats.plan.threads = 1;
-  report.stats.plan.io = request.engine.io;
+  // Stay within --physical_memory: the reader and the writer hold depth x chunk each; shrink the
+  // chunks (to 4 KiB at least) when the process baseline leaves less.
+  IoOptions io = request.engine.io;
+  const std::uint64_t baseline = current_rss_bytes() + (std::uint64_t{4} << 20);
+  const std::uint64_t left = request.engine.physical_memory > baseline ? request.engine.physical_memory - baseline : 0;
+  const std::uint64_t per_chunk = left / (2 * std::max(1U, io.depth));
+  io.read_chunk = std::max<std::size_t>(kIoAlignment, std::min<std::size_t>(io.read_chunk, round_down(per_chunk, kIoAlignment)));
+  io.write_chunk = std::max<std::size_t>(kIoAlignment, std::min<std::size_t>(io.write_chunk, round_down(per_chunk, kIoAlignment)));
+  report.stats.plan.io = io;
+  report.stats.plan.budget = request.engine.physical_memory;
   ES_ASSIGN_OR_RETURN(const std::uint64_t edges,
-                      write_reversed_graph(request.graph, target, request.engine.io, &report.stats.input_io,
+                      write_reversed_graph(request.graph, target, io, &report.stats.input_io,
                                            &report.stats.edges_io));
   report.stats.engine_seconds = seconds_since(start);
   report.stats.peak_rss = peak_rss_bytes();

@@ -430,3 +430,17 @@ TEST_CASE("triangle_counting: a run stopped while its scratch files exist remove
   }
   CHECK(work.entries().empty());
 }
+
+TEST_CASE("reverse: stays within --physical_memory by shrinking its chunks", "[alg_triangles]") {
+  if (kSanitized) return;  // the sanitizers' own baseline exceeds the small budget
+  TempDir dir;
+  const auto ini = write_graph(dir.path(), "g", random_edges(100000, 400000, 8), 100000);
+  const ProcessResult r = run_tool("benchmark_driver", {"-g", ini.string(), "-b", "reverse", "--physical_memory", "16M",
+                                                        "--read_chunk", "16M", "--write_chunk", "16M", "--output",
+                                                        (dir / "rev").string()});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(std::stoull(stat_value(r.out, "CORE::UTILS::PEAK_RSS")) <= std::uint64_t{16} << 20);
+  CHECK(std::stoull(stat_value(r.out, "CORE::CONFIG::READ_CHUNK")) < std::uint64_t{16} << 20);
+  CHECK(std::filesystem::file_size(dir / "rev") == 400000 * 12);
+}
