@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <limits>
+#include <string>
 
 namespace edgestream {
 
@@ -30,6 +31,7 @@ Status ZlibCodec::decompress(std::span<const std::byte> stored, std::span<std::b
   const int rc = inflate(&zs, Z_FINISH);
   const std::size_t produced = out.size() - zs.avail_out;
   const bool all_input = zs.avail_in == 0;
+  const std::string message = zs.msg != nullptr ? zs.msg : "code " + std::to_string(rc);
   inflateEnd(&zs);
   if (rc == Z_STREAM_END && produced == out.size() && all_input) return Status::ok();
   if (rc == Z_STREAM_END) {
@@ -38,7 +40,7 @@ Status ZlibCodec::decompress(std::span<const std::byte> stored, std::span<std::b
   }
   return corruption(std::string("zlib decoder error: ") +
                     (rc == Z_BUF_ERROR ? "more data than expected or truncated input"
-                                       : (zs.msg != nullptr ? zs.msg : "code " + std::to_string(rc))));
+                                       : message));
 }
 
 }  // namespace edgestream
