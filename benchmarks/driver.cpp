@@ -16,6 +16,7 @@
 #include <string>
 
 #include "algorithms/algorithm.hpp"
+#include "compress/codec.hpp"
 #include "core/cancellation.hpp"
 #include "core/memory_blocker.hpp"
 #include "core/size_literal.hpp"
@@ -65,8 +66,10 @@ po::options_description make_options() {
       ("io_depth", po::value<std::string>()->default_value("4"), "requests in flight per stream")
       ("io_engine", po::value<std::string>()->default_value("uring"), "uring, or sync (pread/pwrite)")
       ("no_edge_cache", "re-read the input every superstep even when the budget could hold it")
-      ("edges_codec", po::value<std::string>()->default_value("none"), "codec of edge streams")
-      ("updates_codec", po::value<std::string>()->default_value("none"), "codec of update streams")
+      ("edges_codec", po::value<std::string>()->default_value("none"),
+       "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy")
+      ("updates_codec", po::value<std::string>()->default_value("none"),
+       "codec of the update streams: none, zlib[:1-9], snappy")
       ("output", po::value<std::string>(), "per-vertex results as text, one line per vertex")
       ("stats_json", po::value<std::string>(), "write the run's statistics as one JSON object")
       ("verify", "check the result against the in-memory reference (needs RAM for the whole graph)")
@@ -118,7 +121,8 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
       << ",\"physical_memory\":" << req.engine.physical_memory << ",\"read_chunk\":" << s.plan.io.read_chunk
       << ",\"write_chunk\":" << s.plan.io.write_chunk << ",\"io_depth\":" << s.plan.io.depth
       << ",\"direct_io\":" << (s.plan.io.direct ? "true" : "false") << ",\"io_engine\":\""
-      << (req.engine.io.engine == IoEngine::kUring ? "uring" : "sync") << "\",\"edges_codec\":\"none\",\"updates_codec\":\"none\""
+      << (req.engine.io.engine == IoEngine::kUring ? "uring" : "sync") << "\",\"edges_codec\":\"" << codec_name(s.edges_codec)
+      << "\",\"updates_codec\":\"" << codec_name(s.updates_codec) << "\""
       << ",\"forced_partitions\":" << req.engine.forced_partitions << "},\"partitions\":" << s.plan.partitions
       << ",\"cache_partitions\":" << s.plan.cache_partitions << ",\"supersteps\":" << s.supersteps
       << ",\"wall_seconds\":" << wall_seconds << ",\"setup_seconds\":" << s.setup_seconds
@@ -131,7 +135,19 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
   io("updates", s.updates_io);
   out << ",";
   io("vertices", s.vertices_io);
-  out << "},\"compression_ratio\":1,\"updates\":{\"emitted\":" << s.updates_emitted << ",\"in_memory\":" << s.updates_in_memory
+  auto codec = [&](const char* name, const CodecCounters& c) {
+    out << "\"" << name << "\":{\"raw_bytes\":" << c.raw_bytes << ",\"stored_bytes\":" << c.stored_bytes
+        << ",\"ratio\":" << c.ratio() << ",\"frames\":" << c.frames << ",\"raw_frames\":" << c.raw_frames
+        << ",\"decoded_bytes\":" << c.decoded_bytes << ",\"compress_seconds\":" << static_cast<double>(c.compress_ns) * 1e-9
+        << ",\"decompress_seconds\":" << static_cast<double>(c.decompress_ns) * 1e-9 << "}";
+  };
+  CodecCounters all = s.edges_codec_io;
+  all += s.updates_codec_io;
+  out << "},\"compression_ratio\":" << all.ratio() << ",\"compression\":{";
+  codec("edges", s.edges_codec_io);
+  out << ",";
+  codec("updates", s.updates_codec_io);
+  out << ",\"cpu_seconds\":" << s.codec_cpu_seconds() << "},\"updates\":{\"emitted\":" << s.updates_emitted << ",\"in_memory\":" << s.updates_in_memory
       << ",\"spilled\":" << s.updates_spilled << "},\"peak_rss_bytes\":" << s.peak_rss
       << ",\"estimated_peak_bytes\":" << s.plan.estimated_peak() << ",\"per_superstep\":[";
   for (std::size_t i = 0; i < s.per_superstep.size(); ++i) {
@@ -244,14 +260,12 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   if (engine == "uring") req.engine.io.engine = IoEngine::kUring;
   else if (engine == "sync") req.engine.io.engine = IoEngine::kSync;
   else return invalid_argument("--io_engine must be 'uring' or 'sync', got '" + engine + "'");
-  for (const char* codec : {"edges_codec", "updates_codec"}) {
-    if (text(vm, codec) != "none") {
-      return Status{StatusCode::kUnsupported, std::string("--") + codec + " " + text(vm, codec) +
-                                                  ": compressed streams are not available in this build yet (only 'none')"};
-    }
-  }
-  if (vm.count("compressed_io") != 0) {
-    return Status{StatusCode::kUnsupported, "--compressed_io: compressed streams are not available in this build yet"};
+  // Codecs: --compressed_io is X-Stream's zlib on every stream; an explicit per-kind codec wins.
+  const bool compressed_io = vm.count("compressed_io") != 0;
+  for (const auto& [name, spec] : {std::pair<const char*, CodecSpec*>{"edges_codec", &req.engine.edges_codec},
+                                   std::pair<const char*, CodecSpec*>{"updates_codec", &req.engine.updates_codec}}) {
+    const std::string value = compressed_io && vm[name].defaulted() ? std::string("zlib") : text(vm, name);
+    ES_ASSIGN_OR_RETURN(*spec, parse_codec(name, value));
   }
   for (const char* option : {"checkpoint", "resume"}) {
     if (vm.count(option) != 0) {

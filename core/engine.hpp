@@ -14,6 +14,10 @@
 //  * Inside a partition, updates are routed by cache-sized second-level partitions so that
 //    gathers hit the CPU cache; worker threads take routing and gather tasks dynamically.
 //  * All storage traffic is sequential, in chunks, direct I/O through io_uring.
+//  * Scratch streams may be compressed (--edges_codec, --updates_codec; compress/framed_stream.hpp):
+//    frames are compressed by the worker that fills them (spill tasks; the split pass runs one task
+//    per worker, each owning a share of the partitions) and decoded in parallel batches, one frame
+//    per worker, while the reader keeps its requests in flight.
 #pragma once
 
 #include <sys/resource.h>
@@ -36,6 +40,7 @@
 #include "core/run_stats.hpp"
 #include "core/scratch_directory.hpp"
 #include "core/thread_pool.hpp"
+#include "compress/framed_stream.hpp"
 #include "io/aligned_buffer.hpp"
 #include "io/file.hpp"
 #include "io/graph_format.hpp"
@@ -113,6 +118,7 @@ class Engine {
     std::uint32_t combiner_stamp = 0;
     std::vector<Entry> staging;         // combined updates waiting to be appended
     std::vector<std::uint32_t> touched; // combiner slots in use by the current spill
+    FrameScratch frame_scratch;         // compression output of the frames this worker fills
   };
 
   // ---- setup ------------------------------------------------------------------------------
@@ -128,6 +134,8 @@ class Engine {
     input.baseline_rss = current_rss_bytes();
     ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, options_));
     stats_.plan = plan_;
+    stats_.edges_codec = options_.edges_codec;
+    stats_.updates_codec = options_.updates_codec;
     stats_.vertices = graph_.vertices;
     stats_.edges = graph_.edges;
     K_ = plan_.partitions;
@@ -177,7 +185,8 @@ class Engine {
     for (int set = 0; set < 2; ++set) {
       update_counters_[set].resize(K_);
       for (std::uint64_t q = 0; q < K_; ++q) {
-        ES_ASSIGN_OR_RETURN(auto writer, SequentialWriter::open(update_files_[set][q], plan_.io, &update_counters_[set][q]));
+        ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(update_files_[set][q], plan_.io, options_.updates_codec,
+                                                            plan_.io.write_chunk, &update_counters_[set][q]));
         writers_[set].push_back(std::move(writer));
       }
     }
@@ -194,51 +203,83 @@ class Engine {
 
   // One pass over the input: each edge to its source partition's stream (and, for undirected
   // programs, reversed to its destination's; for reverse-edge programs, as is to its destination's
-  // reverse stream).
+  // reverse stream). Each run of input records is scanned by one task per worker; task t appends to
+  // the partitions q with q % T == t, so every stream gets its records in input order and the
+  // frames of compressed streams are compressed on all workers at once.
   Status split_input() {
     std::vector<IoCounters> counters(K_);
-    std::vector<std::unique_ptr<SequentialWriter>> writers;
-    std::vector<std::unique_ptr<SequentialWriter>> reverse_writers;
+    std::vector<std::unique_ptr<FramedWriter>> writers;
+    std::vector<std::unique_ptr<FramedWriter>> reverse_writers;
     for (std::uint64_t q = 0; q < K_; ++q) {
-      ES_ASSIGN_OR_RETURN(auto writer, SequentialWriter::open(edge_files_[q], plan_.io, &counters[q]));
+      ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(edge_files_[q], plan_.io, options_.edges_codec, plan_.io.write_chunk,
+                                                          &counters[q]));
       writers.push_back(std::move(writer));
       if constexpr (kReverse) {
-        ES_ASSIGN_OR_RETURN(auto reverse_writer, SequentialWriter::open(redge_files_[q], plan_.io, &counters[q]));
+        ES_ASSIGN_OR_RETURN(auto reverse_writer, FramedWriter::open(redge_files_[q], plan_.io, options_.edges_codec,
+                                                                    plan_.io.write_chunk, &counters[q]));
         reverse_writers.push_back(std::move(reverse_writer));
       }
     }
     const std::size_t rs = graph_.record_size();
+    const std::size_t T = std::min<std::uint64_t>(workers_.size(), K_);
+    std::vector<std::uint64_t> bad(T);
+    std::vector<Edge> bad_edges(T);
+    std::vector<Status> errors(T);
     {
       ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(input_file_, 0, graph_.edges * rs, plan_.io, &stats_.input_io));
       ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + graph_.edge_path.string(),
                                              [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
         if (cancel_requested()) return cancelled();
         const std::size_t n = run.size() / rs;
-        std::byte reversed[12];
-        for (std::size_t i = 0; i < n; ++i) {
-          const std::byte* record = run.data() + i * rs;
-          const Edge e = decode_edge(record, graph_.type);
-          if (!edge_is_valid(e)) return invalid_edge_error(graph_, first + i, e, P::kNonNegativeWeights);
-          ES_RETURN_IF_ERROR(writers[plan_.partition_of(e.src)]->append(std::span(record, rs)));
-          if constexpr (P::kUndirected) {
-            encode_edge(reversed, Edge{e.dst, e.src, e.weight}, graph_.type);
-            ES_RETURN_IF_ERROR(writers[plan_.partition_of(e.dst)]->append(std::span<const std::byte>(reversed, rs)));
+        pool_->run(T, [&](std::size_t t, unsigned worker) {
+          FrameScratch& scratch = workers_[worker].frame_scratch;
+          bad[t] = UINT64_MAX;
+          std::byte reversed[12];
+          auto mine = [&](std::uint64_t q) { return q % T == t; };
+          for (std::size_t i = 0; i < n && errors[t].is_ok(); ++i) {
+            const std::byte* record = run.data() + i * rs;
+            const Edge e = decode_edge(record, graph_.type);
+            if (!edge_is_valid(e)) {
+              bad[t] = first + i;
+              bad_edges[t] = e;
+              break;
+            }
+            const std::uint64_t qs = plan_.partition_of(e.src);
+            if (mine(qs)) errors[t] = writers[qs]->append(std::span(record, rs), scratch);
+            if constexpr (P::kUndirected) {
+              const std::uint64_t qd = plan_.partition_of(e.dst);
+              if (mine(qd) && errors[t].is_ok()) {
+                encode_edge(reversed, Edge{e.dst, e.src, e.weight}, graph_.type);
+                errors[t] = writers[qd]->append(std::span<const std::byte>(reversed, rs), scratch);
+              }
+            }
+            if constexpr (kReverse) {
+              const std::uint64_t qd = plan_.partition_of(e.dst);
+              if (mine(qd) && errors[t].is_ok()) errors[t] = reverse_writers[qd]->append(std::span(record, rs), scratch);
+            }
           }
-          if constexpr (kReverse) {
-            ES_RETURN_IF_ERROR(reverse_writers[plan_.partition_of(e.dst)]->append(std::span(record, rs)));
-          }
-        }
+        });
+        for (std::size_t t = 0; t < T; ++t) ES_RETURN_IF_ERROR(errors[t]);
+        // Every task stops at the same first invalid record.
+        if (bad[0] != UINT64_MAX) return invalid_edge_error(graph_, bad[0], bad_edges[0], P::kNonNegativeWeights);
         return Status::ok();
       }));
     }
     edge_bytes_.resize(K_);
+    edge_stored_.resize(K_);
     redge_bytes_.resize(K_);
+    redge_stored_.resize(K_);
+    FrameScratch& scratch = workers_[0].frame_scratch;
     for (std::uint64_t q = 0; q < K_; ++q) {
-      ES_RETURN_IF_ERROR(writers[q]->finish());
+      ES_RETURN_IF_ERROR(writers[q]->finish(scratch));
       edge_bytes_[q] = writers[q]->bytes_appended();
+      edge_stored_[q] = writers[q]->bytes_stored();
+      stats_.edges_codec_io += writers[q]->codec_counters();
       if constexpr (kReverse) {
-        ES_RETURN_IF_ERROR(reverse_writers[q]->finish());
+        ES_RETURN_IF_ERROR(reverse_writers[q]->finish(scratch));
         redge_bytes_[q] = reverse_writers[q]->bytes_appended();
+        redge_stored_[q] = reverse_writers[q]->bytes_stored();
+        stats_.edges_codec_io += reverse_writers[q]->codec_counters();
       }
       stats_.edges_io += counters[q];
     }
@@ -268,7 +309,7 @@ class Engine {
         ES_RETURN_IF_ERROR(scatter_partition(p, s));
         ES_RETURN_IF_ERROR(save_partition(p));
       }
-      for (auto& writer : writers_[set_out_]) ES_RETURN_IF_ERROR(writer->finish());
+      for (auto& writer : writers_[set_out_]) ES_RETURN_IF_ERROR(writer->finish(workers_[0].frame_scratch));
       stats_.updates_emitted += current_.emitted;
       stats_.updates_in_memory += current_.in_memory;
       stats_.updates_spilled += current_.spilled;
@@ -370,10 +411,13 @@ class Engine {
   // Streams the updates emitted for partition p in superstep `emitted` (set `set`) and applies them.
   Status gather_pending(std::uint64_t p, unsigned set, std::uint32_t emitted) {
     if (K_ == 1) return Status::ok();
-    const std::uint64_t bytes = writers_[set][p]->bytes_appended();
+    const FramedWriter& writer = *writers_[set][p];
+    const std::uint64_t bytes = writer.bytes_appended();
     if (bytes == 0) return Status::ok();
     const File& file = update_files_[set][p];
-    ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(file, 0, bytes, plan_.io, &update_read_counters_));
+    ES_ASSIGN_OR_RETURN(auto reader, FramedReader::open(file, writer.bytes_stored(), bytes, plan_.io, writer.framed(),
+                                                        plan_.io.write_chunk, plan_.threads, parallel_for(),
+                                                        &update_read_counters_, &stats_.updates_codec_io));
     return for_each_record_run(*reader, sizeof(Entry), "update stream " + file.path(),
                                [&](std::span<const std::byte> run, std::uint64_t) -> Status {
       if (cancel_requested()) return cancelled();
@@ -426,11 +470,17 @@ class Engine {
     const StreamDirections d = directions_of(s);
     if (K_ == 1) {
       if (!d.forward && !(kReverse && d.reverse)) return Status::ok();
-      return scatter_stream(input_file_, graph_.edges * graph_.record_size(), s, ScatterMode{d.forward, d.reverse, true});
+      const std::uint64_t bytes = graph_.edges * graph_.record_size();
+      return scatter_stream(input_file_, bytes, bytes, s, ScatterMode{d.forward, d.reverse, true});
     }
-    if (d.forward) ES_RETURN_IF_ERROR(scatter_stream(edge_files_[p], edge_bytes_[p], s, ScatterMode{true, false, false}));
+    if (d.forward) {
+      ES_RETURN_IF_ERROR(scatter_stream(edge_files_[p], edge_bytes_[p], edge_stored_[p], s, ScatterMode{true, false, false}));
+    }
     if constexpr (kReverse) {
-      if (d.reverse) ES_RETURN_IF_ERROR(scatter_stream(redge_files_[p], redge_bytes_[p], s, ScatterMode{false, true, false}));
+      if (d.reverse) {
+        ES_RETURN_IF_ERROR(
+            scatter_stream(redge_files_[p], redge_bytes_[p], redge_stored_[p], s, ScatterMode{false, true, false}));
+      }
     }
     return Status::ok();
   }
@@ -444,7 +494,16 @@ class Engine {
     bool from_input;
   };
 
-  Status scatter_stream(const File& file, std::uint64_t bytes, std::uint32_t s, ScatterMode mode) {
+  // Runs the pool's workers for FramedReader's parallel decoding.
+  ParallelFor parallel_for() {
+    return [this](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
+      pool_->run(tasks, [&](std::size_t task, unsigned) { fn(task); });
+    };
+  }
+
+  // `bytes` of records, stored in `stored` bytes of `file` (framed when the edge codec is on and
+  // the file is a scratch stream; the input is always read as is).
+  Status scatter_stream(const File& file, std::uint64_t bytes, std::uint64_t stored, std::uint32_t s, ScatterMode mode) {
     const std::size_t rs = graph_.record_size();
     const bool from_input = mode.from_input;
     if (bytes == 0) return Status::ok();
@@ -463,7 +522,9 @@ class Engine {
     if (fill_cache && edge_cache_.size() == 0) edge_cache_ = AlignedBuffer(plan_.edge_cache_bytes);
     std::uint64_t cached = 0;
     IoCounters* counters = from_input ? &stats_.input_io : &edge_read_counters_;  // reverse streams count as edges
-    ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(file, 0, bytes, plan_.io, counters));
+    const bool framed = !from_input && options_.edges_codec.enabled();
+    ES_ASSIGN_OR_RETURN(auto reader, FramedReader::open(file, stored, bytes, plan_.io, framed, plan_.io.write_chunk,
+                                                        plan_.threads, parallel_for(), counters, &stats_.edges_codec_io));
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
@@ -598,11 +659,11 @@ class Engine {
   // Appends every task's updates for partition q to q's stream, combining per target first when
   // the program allows (a direct-mapped table: hot targets of skewed graphs collapse).
   void spill(std::uint64_t q, std::size_t key, Worker& me) {
-    SequentialWriter& writer = *writers_[set_out_][q];
+    FramedWriter& writer = *writers_[set_out_][q];
     auto append = [&](const Entry* data, std::size_t n) {
       if (n == 0 || !me.error.is_ok()) return;
       me.spilled += n;
-      Status status = writer.append(std::span(reinterpret_cast<const std::byte*>(data), n * sizeof(Entry)));
+      Status status = writer.append(std::span(reinterpret_cast<const std::byte*>(data), n * sizeof(Entry)), me.frame_scratch);
       if (!status.is_ok()) me.error = status;
     };
     std::size_t total = 0;
@@ -658,6 +719,7 @@ class Engine {
     stats_.updates_io += update_read_counters_;
     for (int set = 0; set < 2; ++set) {
       for (const auto& c : update_counters_[set]) stats_.updates_io += c;
+      for (const auto& w : writers_[set]) stats_.updates_codec_io += w->codec_counters();
     }
   }
 
@@ -683,12 +745,14 @@ class Engine {
   File input_file_;
   File vertex_file_;
   std::vector<File> edge_files_;
-  std::vector<std::uint64_t> edge_bytes_;
+  std::vector<std::uint64_t> edge_bytes_;     // raw (decoded) bytes per edge stream
+  std::vector<std::uint64_t> edge_stored_;    // bytes in the file (frames when compressed)
   std::vector<File> redge_files_;            // reverse-edge programs: edges by destination
   std::vector<std::uint64_t> redge_bytes_;
+  std::vector<std::uint64_t> redge_stored_;
   std::vector<File> update_files_[2];
   std::vector<IoCounters> update_counters_[2];
-  std::vector<std::unique_ptr<SequentialWriter>> writers_[2];
+  std::vector<std::unique_ptr<FramedWriter>> writers_[2];
   IoCounters edge_read_counters_;
   IoCounters update_read_counters_;
 };

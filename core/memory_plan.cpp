@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "compress/framed_stream.hpp"
 #include "io/aligned_buffer.hpp"
 
 namespace edgestream {
@@ -68,6 +69,7 @@ std::string MemoryPlan::describe() const {
   s << "budget " << mib(budget) << " = process baseline " << mib(baseline_bytes) << " + vertex state of one partition "
     << mib(state_bytes) << " + stream reader " << mib(reader_bytes) << " + stream writers " << mib(writer_bytes)
     << " + worker buffers " << mib(worker_bytes) << " + edges kept in memory " << mib(edge_cache_bytes)
+    << " + codec buffers " << mib(codec_bytes)
     << " (estimated peak " << mib(estimated_peak()) << ")";
   return s.str();
 }
@@ -130,18 +132,28 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // Per worker: the emitted updates of one batch and their routed copy, plus a combining table.
       plan.worker_bytes = threads * (2 * attempt.batch * directions * input.entry_bytes +
                                      kCombinerSlots * (input.entry_bytes + 4) + 64 * 1024);
+      // Compressed streams (K > 1): each active writer also holds the raw frame it fills; each
+      // worker a compression output buffer and, while a framed stream is read, one stored and one
+      // decoded frame (compress/framed_stream.hpp). Frames are write_chunk raw bytes.
+      const bool codecs = options.edges_codec.enabled() || options.updates_codec.enabled();
+      const std::uint64_t frame_buffers = codecs ? 1 : 0;
+      auto set_write_chunk = [&](std::size_t chunk) {
+        plan.io.write_chunk = chunk;
+        plan.writer_bytes = plan.partitions == 1 ? 0 : plan.partitions * (attempt.depth + frame_buffers) * chunk;
+        plan.codec_bytes = plan.partitions == 1 || !codecs ? 0 : threads * (frame_bytes_bound(chunk) + 2 * std::uint64_t{chunk});
+      };
       plan.set_partition_size(size);
       plan.partitions = (vertices + size - 1) / size;
       plan.state_bytes = round_up(size * input.vertex_bytes, kIoAlignment);
-      plan.writer_bytes = plan.partitions == 1 ? 0 : plan.partitions * attempt.depth * attempt.write_chunk;
+      set_write_chunk(attempt.write_chunk);
       const std::uint64_t others = plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes;
-      if (plan.partitions > 1 && others + plan.writer_bytes > plan.budget && others < plan.budget) {
-        // Shrink the write requests so that one per partition (times the depth) fits.
-        const std::uint64_t fit = round_down((plan.budget - others) / (plan.partitions * attempt.depth), kIoAlignment);
-        if (fit >= kMinWriteChunk) {
-          plan.io.write_chunk = static_cast<std::size_t>(std::min<std::uint64_t>(fit, attempt.write_chunk));
-          plan.writer_bytes = plan.partitions * attempt.depth * plan.io.write_chunk;
-        }
+      const std::uint64_t codec_fixed = codecs ? threads * 1024 : 0;  // frame headers and codec slack
+      if (plan.partitions > 1 && others + plan.writer_bytes + plan.codec_bytes > plan.budget && others + codec_fixed < plan.budget) {
+        // Shrink the write requests (and frames) so that one per partition (times the depth, plus
+        // the frame buffers) fits. Per byte of chunk: K (depth + frame) + T (bound ~7/6 + 2).
+        const std::uint64_t per_chunk_x6 = 6 * plan.partitions * (attempt.depth + frame_buffers) + (codecs ? 20 * threads : 0);
+        const std::uint64_t fit = round_down((plan.budget - others - codec_fixed) * 6 / per_chunk_x6, kIoAlignment);
+        if (fit >= kMinWriteChunk) set_write_chunk(static_cast<std::size_t>(std::min<std::uint64_t>(fit, attempt.write_chunk)));
       }
       if (plan.estimated_peak() < smallest_need) {
         smallest_need = plan.estimated_peak();

@@ -41,8 +41,9 @@ struct MemoryPlan {
   std::uint64_t writer_bytes = 0;       // all update (or edge) stream writers together
   std::uint64_t worker_bytes = 0;       // per-worker batch and routing buffers, combiner tables
   std::uint64_t edge_cache_bytes = 0;   // K = 1 and room to spare: the input kept in memory
+  std::uint64_t codec_bytes = 0;        // compressed streams (K > 1): per-worker frame buffers
   std::uint64_t estimated_peak() const {
-    return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes;
+    return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes + codec_bytes;
   }
   std::uint64_t partition_vertices() const { return partition_size; }
   /// The streaming partition holding vertex v: v / partition_size, computed with one multiply

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "compress/codec.hpp"
+#include "compress/codec_counters.hpp"
 #include "core/memory_plan.hpp"
 #include "io/io_options.hpp"
 
@@ -32,6 +34,10 @@ struct RunStats {
   IoCounters edges_io;           // per-partition edge streams (K > 1)
   IoCounters updates_io;         // update streams
   IoCounters vertices_io;        // vertex state spills (K > 1)
+  CodecSpec edges_codec;         // codecs of the scratch streams
+  CodecSpec updates_codec;
+  CodecCounters edges_codec_io;  // compressed edge streams: bytes before/after, codec CPU time
+  CodecCounters updates_codec_io;
   std::uint64_t updates_emitted = 0;
   std::uint64_t updates_in_memory = 0;
   std::uint64_t updates_spilled = 0;
@@ -43,6 +49,11 @@ struct RunStats {
   }
   std::uint64_t bytes_written() const {
     return input_io.bytes_written + edges_io.bytes_written + updates_io.bytes_written + vertices_io.bytes_written;
+  }
+  /// CPU seconds spent in codecs (compress + decompress, all stream kinds, all threads).
+  double codec_cpu_seconds() const {
+    return static_cast<double>(edges_codec_io.compress_ns + edges_codec_io.decompress_ns + updates_codec_io.compress_ns +
+                               updates_codec_io.decompress_ns) * 1e-9;
   }
   double io_wait_seconds() const {
     return static_cast<double>(input_io.wait_ns + edges_io.wait_ns + updates_io.wait_ns + vertices_io.wait_ns) * 1e-9;

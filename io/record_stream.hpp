@@ -13,9 +13,10 @@ namespace edgestream {
 
 /// Calls fn(records, first_record_index) for consecutive runs of whole records (each run a
 /// multiple of record_size bytes, possibly a single reassembled record) until the reader is
-/// exhausted; stops at the first non-ok Status returned by fn. `name` is used in errors.
-template <typename Fn>
-Status for_each_record_run(SequentialReader& reader, std::size_t record_size, const std::string& name, Fn&& fn) {
+/// exhausted; stops at the first non-ok Status returned by fn. `name` is used in errors. `Reader`
+/// is anything with SequentialReader's next() (e.g. compress/framed_stream.hpp's FramedReader).
+template <typename Reader, typename Fn>
+Status for_each_record_run(Reader& reader, std::size_t record_size, const std::string& name, Fn&& fn) {
   std::array<std::byte, 256> carry{};
   if (record_size == 0 || record_size > carry.size()) {
     return invalid_argument(name + ": record size " + std::to_string(record_size) + " is not in 1.." +

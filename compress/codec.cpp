@@ -1,0 +1,52 @@
+// Codec names, parsing and the factory.
+#include "compress/codec.hpp"
+
+#include "compress/none_codec.hpp"
+#include "compress/snappy_codec.hpp"
+#include "compress/zlib_codec.hpp"
+
+namespace edgestream {
+
+Expected<CodecSpec> parse_codec(const std::string& option, const std::string& text) {
+  if (text == "none") return CodecSpec{CodecId::kNone, 0};
+  if (text == "snappy") return CodecSpec{CodecId::kSnappy, 0};
+  if (text == "zlib") return CodecSpec{CodecId::kZlib, kDefaultZlibLevel};
+  if (text.size() == 6 && text.rfind("zlib:", 0) == 0 && text[5] >= '1' && text[5] <= '9') {
+    return CodecSpec{CodecId::kZlib, text[5] - '0'};
+  }
+  return invalid_argument("--" + option + " '" + text + "' is not a codec; available: " + codec_list());
+}
+
+std::string codec_name(const CodecSpec& spec) {
+  switch (spec.id) {
+    case CodecId::kNone: return "none";
+    case CodecId::kZlib: return "zlib:" + std::to_string(spec.level == 0 ? kDefaultZlibLevel : spec.level);
+    case CodecId::kSnappy: return "snappy";
+  }
+  return "unknown";
+}
+
+std::string codec_list() { return "none, zlib (zlib:1 .. zlib:9; zlib = zlib:1), snappy"; }
+
+std::unique_ptr<Codec> make_codec(const CodecSpec& spec) {
+  switch (spec.id) {
+    case CodecId::kZlib: return std::make_unique<ZlibCodec>(spec.level);
+    case CodecId::kSnappy: return std::make_unique<SnappyCodec>();
+    case CodecId::kNone: break;
+  }
+  return std::make_unique<NoneCodec>();
+}
+
+const Codec* decoder_for(std::uint8_t id) {
+  static const NoneCodec none;
+  static const ZlibCodec zlib(kDefaultZlibLevel);
+  static const SnappyCodec snappy;
+  switch (static_cast<CodecId>(id)) {
+    case CodecId::kNone: return &none;
+    case CodecId::kZlib: return &zlib;
+    case CodecId::kSnappy: return &snappy;
+  }
+  return nullptr;
+}
+
+}  // namespace edgestream

@@ -1,0 +1,245 @@
+// FramedWriter / FramedReader: frames on top of the sequential streams, parallel decoding.
+#include "compress/framed_stream.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "compress/snappy_codec.hpp"
+#include "compress/zlib_codec.hpp"
+
+namespace edgestream {
+namespace {
+
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+constexpr std::size_t kMaxFrameBytes = std::size_t{1} << 30;
+
+}  // namespace
+
+std::size_t frame_bytes_bound(std::size_t raw) {
+  return std::max({max_frame_bytes(ZlibCodec(9), raw), max_frame_bytes(SnappyCodec(), raw), kFrameHeaderBytes + raw});
+}
+
+// ---- writer -------------------------------------------------------------------------------------
+
+Expected<std::unique_ptr<FramedWriter>> FramedWriter::open(const File& file, const IoOptions& io, const CodecSpec& codec,
+                                                          std::size_t frame_bytes, IoCounters* io_counters) {
+  if (codec.enabled() && (frame_bytes == 0 || frame_bytes > kMaxFrameBytes)) {
+    return invalid_argument("frame size " + std::to_string(frame_bytes) + " must be in 1..1 GiB");
+  }
+  std::unique_ptr<FramedWriter> w(new FramedWriter());
+  ES_ASSIGN_OR_RETURN(w->writer_, SequentialWriter::open(file, io, io_counters));
+  w->framed_ = codec.enabled();
+  w->codec_ = make_codec(codec);
+  w->frame_bytes_ = frame_bytes;
+  return w;
+}
+
+Status FramedWriter::append_slow(std::span<const std::byte> data, FrameScratch& scratch) {
+  ES_RETURN_IF_ERROR(error_);
+  if (!raw_) raw_.reset(new std::byte[frame_bytes_]);
+  while (!data.empty()) {
+    const std::size_t n = std::min(data.size(), frame_bytes_ - fill_);
+    std::memcpy(raw_.get() + fill_, data.data(), n);
+    fill_ += n;
+    appended_ += n;
+    data = data.subspan(n);
+    if (fill_ == frame_bytes_) ES_RETURN_IF_ERROR(flush_frame(scratch));
+  }
+  return Status::ok();
+}
+
+Status FramedWriter::flush_frame(FrameScratch& scratch) {
+  if (fill_ == 0) return Status::ok();
+  const std::size_t need = max_frame_bytes(*codec_, frame_bytes_);
+  if (scratch.bytes.size() < need) scratch.bytes.resize(need);
+  const std::uint64_t start = thread_cpu_ns();
+  FrameHeader header;
+  auto frame = encode_frame(*codec_, std::span<const std::byte>(raw_.get(), fill_), appended_ - fill_,
+                            std::span<std::byte>(scratch.bytes), &header);
+  counters_.compress_ns += thread_cpu_ns() - start;
+  if (!frame) {
+    error_ = frame.status();
+    return error_;
+  }
+  counters_.raw_bytes += fill_;
+  counters_.stored_bytes += *frame;
+  ++counters_.frames;
+  if (header.codec == CodecId::kNone) ++counters_.raw_frames;
+  fill_ = 0;
+  Status status = writer_->append(std::span<const std::byte>(scratch.bytes.data(), *frame));
+  if (!status.is_ok()) error_ = status;
+  return status;
+}
+
+Status FramedWriter::finish(FrameScratch& scratch) {
+  if (framed_ && error_.is_ok()) (void)flush_frame(scratch);
+  raw_.reset();
+  fill_ = 0;
+  Status status = writer_->finish();
+  ES_RETURN_IF_ERROR(error_);
+  return status;
+}
+
+void FramedWriter::restart() {
+  writer_->restart();
+  appended_ = 0;
+  fill_ = 0;
+}
+
+// ---- reader -------------------------------------------------------------------------------------
+
+Expected<std::unique_ptr<FramedReader>> FramedReader::open(const File& file, std::uint64_t stored_bytes,
+                                                          std::uint64_t raw_bytes, const IoOptions& io, bool framed,
+                                                          std::size_t max_frame_bytes, unsigned slots,
+                                                          ParallelFor parallel, IoCounters* io_counters,
+                                                          CodecCounters* codec_counters) {
+  if (!framed && stored_bytes != raw_bytes) {
+    return internal_error("unframed stream " + file.path() + ": stored and raw lengths differ");
+  }
+  if (framed && (max_frame_bytes == 0 || max_frame_bytes > kMaxFrameBytes)) {
+    return invalid_argument("frame size " + std::to_string(max_frame_bytes) + " must be in 1..1 GiB");
+  }
+  std::unique_ptr<FramedReader> r(new FramedReader());
+  r->file_ = &file;
+  r->framed_ = framed;
+  r->stored_bytes_ = stored_bytes;
+  r->raw_bytes_ = raw_bytes;
+  r->max_frame_ = max_frame_bytes;
+  r->parallel_ = std::move(parallel);
+  r->counters_ = codec_counters != nullptr ? codec_counters : &r->local_counters_;
+  ES_ASSIGN_OR_RETURN(r->reader_, SequentialReader::open(file, 0, stored_bytes, io, io_counters));
+  if (framed && stored_bytes > 0) {
+    // No more slots than frames the stream can hold.
+    const std::uint64_t frames = (raw_bytes + max_frame_bytes - 1) / max_frame_bytes;
+    r->slots_.resize(static_cast<std::size_t>(std::clamp<std::uint64_t>(frames, 1, std::max(1U, slots))));
+  }
+  return r;
+}
+
+Status FramedReader::frame_error(std::uint64_t offset, const std::string& what) const {
+  return corruption("corrupt compressed chunk in " + file_->path() + " at byte offset " + std::to_string(offset) + ": " +
+                    what);
+}
+
+// Copies the next n stored bytes (across the reader's chunks) to dst.
+Status FramedReader::read_bytes(std::byte* dst, std::size_t n) {
+  while (n > 0) {
+    if (chunk_.empty()) {
+      ES_ASSIGN_OR_RETURN(chunk_, reader_->next());
+      if (chunk_.empty()) return corruption("end of stream");  // the caller names file and offset
+    }
+    const std::size_t take = std::min(n, chunk_.size());
+    std::memcpy(dst, chunk_.data(), take);
+    chunk_ = chunk_.subspan(take);
+    dst += take;
+    n -= take;
+    consumed_ += take;
+  }
+  return Status::ok();
+}
+
+Status FramedReader::fill_batch() {
+  batch_ = 0;
+  handed_ = 0;
+  while (batch_ < slots_.size() && consumed_ < stored_bytes_) {
+    Slot& slot = slots_[batch_];
+    if (!slot.raw) {
+      slot.raw.reset(new std::byte[max_frame_]);
+      slot.stored.reset(new std::byte[max_frame_]);
+    }
+    slot.offset = consumed_;
+    if (stored_bytes_ - consumed_ < kFrameHeaderBytes) {
+      return frame_error(slot.offset, "the stream ends inside a frame header (" + std::to_string(stored_bytes_ - consumed_) +
+                                          " bytes left)");
+    }
+    std::array<std::byte, kFrameHeaderBytes> bytes{};
+    Status status = read_bytes(bytes.data(), bytes.size());
+    if (!status.is_ok()) {
+      return status.code() == StatusCode::kCorruption ? frame_error(slot.offset, status.message()) : status;
+    }
+    auto header = parse_frame_header(std::span<const std::byte, kFrameHeaderBytes>(bytes));
+    if (!header) return frame_error(slot.offset, header.status().message());
+    const FrameHeader& h = *header;
+    if (h.raw_length == 0 || h.raw_length > max_frame_) {
+      return frame_error(slot.offset, "raw length " + std::to_string(h.raw_length) + " is not in 1.." + std::to_string(max_frame_));
+    }
+    if (h.stored_length > h.raw_length) {
+      return frame_error(slot.offset, "stored length " + std::to_string(h.stored_length) + " exceeds raw length " +
+                                          std::to_string(h.raw_length));
+    }
+    if (h.raw_offset != decoded_) {
+      return frame_error(slot.offset, "frame holds decoded bytes from " + std::to_string(h.raw_offset) + ", expected " +
+                                          std::to_string(decoded_) + " (misplaced or stale frame)");
+    }
+    if (stored_bytes_ - consumed_ < h.stored_length) {
+      return frame_error(slot.offset, "the stream ends inside the frame's payload");
+    }
+    if (raw_bytes_ - decoded_ < h.raw_length) {
+      return frame_error(slot.offset, "frame decodes past the stream's length " + std::to_string(raw_bytes_));
+    }
+    // A raw frame is read straight into the output buffer (only its checksum is left to check).
+    std::byte* target = h.codec == CodecId::kNone ? slot.raw.get() : slot.stored.get();
+    status = read_bytes(target, h.stored_length);
+    if (!status.is_ok()) {
+      return status.code() == StatusCode::kCorruption ? frame_error(slot.offset, status.message()) : status;
+    }
+    slot.header = h;
+    decoded_ += h.raw_length;
+    ++batch_;
+  }
+  if (batch_ == 0) return Status::ok();
+  auto decode = [this](std::size_t i) {
+    Slot& slot = slots_[i];
+    const std::uint64_t start = thread_cpu_ns();
+    const FrameHeader& h = slot.header;
+    if (h.codec == CodecId::kNone) {
+      slot.status = frame_crc(std::span<const std::byte>(slot.raw.get(), h.stored_length)) == h.payload_crc
+                        ? Status::ok()
+                        : corruption("frame payload checksum mismatch");
+    } else {
+      slot.status = decode_frame_payload(h, std::span<const std::byte>(slot.stored.get(), h.stored_length),
+                                         std::span<std::byte>(slot.raw.get(), h.raw_length));
+    }
+    slot.cpu_ns = thread_cpu_ns() - start;
+  };
+  if (parallel_ && batch_ > 1) {
+    parallel_(batch_, decode);
+  } else {
+    for (std::size_t i = 0; i < batch_; ++i) decode(i);
+  }
+  for (std::size_t i = 0; i < batch_; ++i) {
+    const Slot& slot = slots_[i];
+    counters_->decompress_ns += slot.cpu_ns;
+    if (!slot.status.is_ok()) return frame_error(slot.offset, slot.status.message());
+    counters_->decoded_bytes += slot.header.raw_length;
+  }
+  return Status::ok();
+}
+
+Expected<std::span<const std::byte>> FramedReader::next() {
+  if (!framed_) return reader_->next();
+  ES_RETURN_IF_ERROR(error_);
+  if (handed_ == batch_) {
+    error_ = fill_batch();
+    ES_RETURN_IF_ERROR(error_);
+    if (batch_ == 0) {
+      if (decoded_ != raw_bytes_) {
+        return frame_error(consumed_, "the stream ends after " + std::to_string(decoded_) + " decoded bytes, expected " +
+                                          std::to_string(raw_bytes_));
+      }
+      return std::span<const std::byte>();
+    }
+  }
+  const Slot& slot = slots_[handed_++];
+  return std::span<const std::byte>(slot.raw.get(), slot.header.raw_length);
+}
+
+}  // namespace edgestream

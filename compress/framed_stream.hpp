@@ -1,0 +1,138 @@
+// Scratch streams with a codec: FramedWriter cuts the appended bytes into frames of frame_bytes raw
+// bytes, compresses each (compress/frame.hpp) on the thread that filled it and appends the frame to
+// a SequentialWriter, which packs frames back to back into aligned write requests and keeps them in
+// flight (write-behind). FramedReader reads the frames through a SequentialReader (read-ahead),
+// gathers up to `slots` of them and decodes them in parallel (one per worker), then hands the
+// decoded chunks out in order. With the codec `none` both are pass-throughs: today's raw format,
+// no frames, no extra memory.
+//
+// Threads: a writer may be appended from any thread, but by one thread at a time (the engine's
+// spill tasks own one destination each). A reader is driven by one thread; the decoding runs on
+// the ParallelFor it was given.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compress/codec.hpp"
+#include "compress/codec_counters.hpp"
+#include "compress/frame.hpp"
+#include "io/file.hpp"
+#include "io/io_options.hpp"
+#include "io/sequential_reader.hpp"
+#include "io/sequential_writer.hpp"
+
+namespace edgestream {
+
+/// The compression output buffer of one thread (a frame is built here before it is appended).
+/// Grows on first use to max_frame_bytes of the writer's frame size; one per worker thread.
+struct FrameScratch {
+  std::vector<std::byte> bytes;
+};
+
+/// Runs fn(task) for task in [0, tasks), possibly in parallel; returns when all are done.
+using ParallelFor = std::function<void(std::size_t tasks, const std::function<void(std::size_t task)>& fn)>;
+
+/// Upper bound of max_frame_bytes over every codec for chunks of `raw` bytes (memory planning).
+std::size_t frame_bytes_bound(std::size_t raw);
+
+class FramedWriter {
+ public:
+  /// Appends to `file` from offset 0. `frame_bytes` (> 0, at most 1 GiB) is the raw size of a
+  /// frame. Buffers are taken on the first append and released by finish(): while active a writer
+  /// holds SequentialWriter::memory_bytes(io) plus frame_bytes (none: no frame buffer).
+  static Expected<std::unique_ptr<FramedWriter>> open(const File& file, const IoOptions& io, const CodecSpec& codec,
+                                                      std::size_t frame_bytes, IoCounters* io_counters);
+
+  /// Appends `data`; a frame that fills is compressed into `scratch` on this thread.
+  Status append(std::span<const std::byte> data, FrameScratch& scratch) {
+    if (!framed_) return writer_->append(data);
+    if (fill_ + data.size() < frame_bytes_ && raw_) {
+      std::memcpy(raw_.get() + fill_, data.data(), data.size());
+      fill_ += data.size();
+      appended_ += data.size();
+      return Status::ok();
+    }
+    return append_slow(data, scratch);
+  }
+  /// Frames what is buffered, writes everything and sets the file length (SequentialWriter::finish).
+  Status finish(FrameScratch& scratch);
+  /// After finish(): starts again at offset 0.
+  void restart();
+  /// Raw bytes appended (what a reader gets back).
+  std::uint64_t bytes_appended() const { return framed_ ? appended_ : writer_->bytes_appended(); }
+  /// Bytes in the file after finish() (frames with headers; = bytes_appended() for none).
+  std::uint64_t bytes_stored() const { return writer_->bytes_appended(); }
+  bool framed() const { return framed_; }
+  /// Totals over every use of this writer.
+  const CodecCounters& codec_counters() const { return counters_; }
+
+ private:
+  FramedWriter() = default;
+  Status append_slow(std::span<const std::byte> data, FrameScratch& scratch);
+  Status flush_frame(FrameScratch& scratch);
+
+  std::unique_ptr<SequentialWriter> writer_;
+  std::unique_ptr<Codec> codec_;
+  bool framed_ = false;
+  std::size_t frame_bytes_ = 0;
+  std::unique_ptr<std::byte[]> raw_;  // the frame being filled
+  std::size_t fill_ = 0;
+  std::uint64_t appended_ = 0;
+  Status error_;
+  CodecCounters counters_;
+};
+
+class FramedReader {
+ public:
+  /// Streams the decoded content of `file`: `stored_bytes` bytes in the file that decode to
+  /// `raw_bytes`. framed = false: the file is read as is (raw_bytes must equal stored_bytes).
+  /// `max_frame_bytes` bounds a frame's raw length (the writer's frame_bytes); `slots` frames are
+  /// decoded at once through `parallel` (null: on the calling thread). Memory while open: the
+  /// SequentialReader's plus 2 * slots * max_frame_bytes.
+  static Expected<std::unique_ptr<FramedReader>> open(const File& file, std::uint64_t stored_bytes, std::uint64_t raw_bytes,
+                                                      const IoOptions& io, bool framed, std::size_t max_frame_bytes,
+                                                      unsigned slots, ParallelFor parallel, IoCounters* io_counters,
+                                                      CodecCounters* codec_counters);
+  /// The next decoded chunk in order; empty after the last. Valid until the next call. A damaged
+  /// frame is kCorruption naming the file and the frame's byte offset.
+  Expected<std::span<const std::byte>> next();
+
+ private:
+  struct Slot {
+    std::unique_ptr<std::byte[]> stored;
+    std::unique_ptr<std::byte[]> raw;
+    FrameHeader header;
+    std::uint64_t offset = 0;  // file offset of the frame
+    Status status;
+    std::uint64_t cpu_ns = 0;
+  };
+  FramedReader() = default;
+  Status read_bytes(std::byte* dst, std::size_t n);
+  Status fill_batch();
+  Status frame_error(std::uint64_t offset, const std::string& what) const;
+
+  const File* file_ = nullptr;
+  std::unique_ptr<SequentialReader> reader_;
+  bool framed_ = false;
+  std::uint64_t stored_bytes_ = 0;
+  std::uint64_t raw_bytes_ = 0;
+  std::size_t max_frame_ = 0;
+  ParallelFor parallel_;
+  CodecCounters* counters_ = nullptr;
+  CodecCounters local_counters_;
+  std::span<const std::byte> chunk_;  // unread rest of the reader's current chunk
+  std::uint64_t consumed_ = 0;        // stored bytes taken from the reader
+  std::uint64_t decoded_ = 0;         // raw bytes framed so far
+  std::vector<Slot> slots_;
+  std::size_t batch_ = 0;             // slots filled in the current batch
+  std::size_t handed_ = 0;            // slots of the batch returned to the caller
+  Status error_;                      // sticky: every call after a failure returns it
+};
+
+}  // namespace edgestream
