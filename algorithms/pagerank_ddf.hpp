@@ -12,6 +12,7 @@
 // the result is bit-identical for every partition count, thread count and I/O mode.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>

@@ -2,6 +2,7 @@
 #include "algorithms/spmv.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "algorithms/runner_support.hpp"

@@ -3,6 +3,7 @@
 #include "algorithms/sssp_forest.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <queue>
 #include <sstream>
 

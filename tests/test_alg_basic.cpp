@@ -234,6 +234,13 @@ TEST_CASE("conductance: hand-drawn graph, X-Stream's definition; --output stays 
   // The larger side is the base: 1->0, 1->2, 3->2 (all red, all crossing), 0->2 (black) = 3 / 3.
   const auto skew = run_all(write_graph(dir.path(), "s", {e(1, 0), e(1, 2), e(3, 2), e(0, 2)}, 8), "conductance");
   CHECK(stat_value(skew[0].proc.out, "ALGORITHM::CONDUCTANCE::VALUE") == "1");
+  // --output is created, and empty.
+  TempDir out;
+  const ProcessResult direct = run_driver_in_process({"-g", (dir / "g").string(), "-b", "conductance", "--output",
+                                                      (out / "c.txt").string()});
+  REQUIRE(direct.exit_code == 0);
+  CHECK(std::filesystem::exists(out / "c.txt"));
+  CHECK(slurp(out / "c.txt").empty());
   // No edges: 0 (X-Stream would divide 0 by 0).
   const auto empty = run_all(write_graph(dir.path(), "e", {}, 8), "conductance");
   CHECK(stat_value(empty[0].proc.out, "ALGORITHM::CONDUCTANCE::VALUE") == "0");
