@@ -41,13 +41,15 @@ inline BpPotential xstream_bp_potential(float w, VertexId sender, VertexId recei
 /// `cavity` (prior times incoming messages, without the receiver's) sends through `psi`.
 /// m(i) = sum_j psi[i][j] c(j). A message that is not a positive finite pair (an all-zero or
 /// negative potential, X-Stream's weights 0 or 1) is replaced by the uniform message (log-ratio 0).
-inline double bp_message(const BpPotential& psi, double cavity) {
-  const double c0 = 1.0 / (1.0 + std::exp(-cavity));  // probability of state 0
-  const double c1 = 1.0 / (1.0 + std::exp(cavity));
+/// The same from the cavity's probabilities (c0, c1 = 1 - c0), which a vertex can compute once.
+inline double bp_message_from(const BpPotential& psi, double c0, double c1) {
   const double m0 = psi[0][0] * c0 + psi[0][1] * c1;
   const double m1 = psi[1][0] * c0 + psi[1][1] * c1;
   if (!(m0 > 0.0) || !(m1 > 0.0) || !std::isfinite(m0) || !std::isfinite(m1)) return 0.0;
-  return std::log(m0) - std::log(m1);
+  return m0 == m1 ? 0.0 : std::log(m0 / m1);
+}
+inline double bp_message(const BpPotential& psi, double cavity) {
+  return bp_message_from(psi, 1.0 / (1.0 + std::exp(-cavity)), 1.0 / (1.0 + std::exp(cavity)));
 }
 
 /// Belief of state 0 from a log-ratio.
@@ -57,6 +59,7 @@ struct BeliefPropagationProgram {
   struct Vertex {
     double incoming;  // sum of the log-ratios absorbed since the last prepare
     double product;   // ln(product(0)/product(1)) of the last absorption
+    float c0, c1;     // the cavity distribution prior * product (what scatter sends through psi)
   };
   struct Update {
     float log_ratio;
@@ -70,18 +73,20 @@ struct BeliefPropagationProgram {
 
   std::uint32_t iterations = 5;
 
-  void init(VertexId, Vertex& s) const { s = Vertex{0.0, 0.0}; }
+  void init(VertexId, Vertex& s) const { s = Vertex{0.0, 0.0, 0.5F, 0.5F}; }
   // Absorption k (k = 1 .. iterations) happens in prepare(k).
   void prepare(VertexId, Vertex& s, std::uint32_t superstep) const {
     if (superstep >= 1 && superstep <= iterations) s.product = s.incoming;
     s.incoming = 0.0;
+    s.c0 = static_cast<float>(bp_belief0(kPriorLogRatio + s.product));
+    s.c1 = static_cast<float>(bp_belief0(-(kPriorLogRatio + s.product)));
   }
   // Superstep 0 sends the initial messages (w, w); superstep k the messages of iteration k.
   template <typename Emit>
   void scatter(const Vertex& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const {
     if (superstep + 1 > iterations) return;
     double message = 0.0;  // (w, w) normalised: uniform (and uniform by bp_message's rule when w <= 0)
-    if (superstep > 0) message = bp_message(xstream_bp_potential(e.weight, e.src, e.dst), kPriorLogRatio + src.product);
+    if (superstep > 0) message = bp_message_from(xstream_bp_potential(e.weight, e.src, e.dst), src.c0, src.c1);
     emit(e.dst, Update{static_cast<float>(message)});
   }
   bool gather(VertexId, Vertex& s, const Update& u, std::uint32_t) const {

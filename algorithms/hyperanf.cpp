@@ -269,6 +269,11 @@ Expected<AlgorithmReport> run_hyperanf(const AlgorithmRequest& request) {
     m << "--hyperanf::epsilon must be a finite number >= 0, got " << request.params.hyperanf_epsilon;
     return invalid_argument(m.str());
   }
+  if (request.graph.vertices > kHyperAnfMaxVertices) {
+    return invalid_argument("-b hyperanf supports at most " + std::to_string(kHyperAnfMaxVertices) +
+                            " vertices (its exact N(t) tally is a 64-bit fixed-point sum); the graph has " +
+                            std::to_string(request.graph.vertices));
+  }
   return dispatch<kHyperAnfMinLog2>(request, params);
 }
 

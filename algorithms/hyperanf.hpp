@@ -31,8 +31,10 @@ namespace edgestream {
 
 inline constexpr unsigned kHyperAnfMinLog2 = 4;   // 16 registers (HLL's alpha table starts there)
 inline constexpr unsigned kHyperAnfMaxLog2 = 10;  // 1024 registers: rsd down to ~0.035
-/// Fixed-point scale of the N(t) tally: estimates are rounded to multiples of 2^-16 before summing.
-inline constexpr double kHyperAnfFixedScale = 65536.0;
+/// Fixed-point scale of the N(t) tally: estimates are rounded to multiples of 2^-8 before summing.
+inline constexpr double kHyperAnfFixedScale = 256.0;
+/// N(t) <= ~1.2 n^2 must fit the 64-bit fixed-point tally: n <= 2^27 (run_hyperanf checks).
+inline constexpr std::uint64_t kHyperAnfMaxVertices = std::uint64_t{1} << 27;
 
 /// The HLL parameters derived from --hyperanf::rsd.
 struct HllParams {
