@@ -45,12 +45,23 @@ std::uint64_t hyperanf_hash(VertexId v) {
   return z ^ (z >> 31);
 }
 
+namespace {
+// 2^-r for every register value r (exact powers of two).
+struct InversePowers {
+  double value[256];
+  InversePowers() {
+    for (int r = 0; r < 256; ++r) value[r] = std::ldexp(1.0, -r);
+  }
+};
+const InversePowers kInversePowers;
+}  // namespace
+
 double hll_estimate(const HllParams& params, const std::uint8_t* registers) {
   double s = 0.0;
   std::uint32_t zeroes = 0;
   for (std::uint32_t i = 0; i < params.m; ++i) {
     zeroes += registers[i] == 0 ? 1 : 0;
-    s += std::ldexp(1.0, -static_cast<int>(registers[i]));
+    s += kInversePowers.value[registers[i]];
   }
   const double raw = params.alpha_mm / s;
   if (zeroes != 0 && raw < params.small_threshold) {
