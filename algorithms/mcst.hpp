@@ -212,6 +212,12 @@ struct McstProgram {
     }
   }
 
+  /// Nothing left to flood: nothing emitted, or everything emitted was applied in this superstep
+  /// (nothing spilled) and changed no vertex — then no vertex has a label newer than this
+  /// superstep, and the next superstep would emit nothing. (changed == 0 alone is not enough with
+  /// K > 1: spilled updates are applied, and counted, in the next superstep.)
+  static bool quiescent(const SuperstepStats& s) { return s.emitted == 0 || (s.spilled == 0 && s.changed == 0); }
+
   bool done(const SuperstepStats& s) {
     Phase next_phase = phase;
     bool finished = false;
@@ -233,7 +239,7 @@ struct McstProgram {
         break;
       case kRelabel:
         if (log != nullptr) ++log->relabel_supersteps;
-        if (s.emitted == 0) next_phase = kFind;  // nothing in flight: every group is labelled
+        if (quiescent(s)) next_phase = kFind;  // every group is labelled
         break;
       default:
         finished = true;
@@ -282,7 +288,7 @@ struct McstOrientProgram {
   static void combine(Update& into, const Update& from) {
     if (std::tie(from.label, from.from) < std::tie(into.label, into.from)) into = from;
   }
-  bool done(const SuperstepStats& s) const { return s.emitted == 0; }
+  bool done(const SuperstepStats& s) const { return McstProgram::quiescent(s); }
 };
 
 /// One forest edge, endpoints as (smaller, larger).
