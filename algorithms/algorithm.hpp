@@ -47,6 +47,9 @@ struct AlgorithmReport {
   std::vector<std::pair<std::string, std::string>> summary;
   std::optional<bool> verified;    // set when verification ran
   std::string verification_detail; // why it failed, or what was checked
+  /// Files the run created besides --output (e.g. reverse's graph and .ini): removed with it when
+  /// a signal arrives after the run finished.
+  std::vector<std::filesystem::path> files_written;
 };
 
 using AlgorithmRunner = Expected<AlgorithmReport> (*)(const AlgorithmRequest&);

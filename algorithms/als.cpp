@@ -112,7 +112,7 @@ AlsResult als_reference(std::uint64_t vertices, const std::vector<AlsRating>& ra
     double reg = 0.0;
     for (const AlsRating& rating : ratings) {
       const VertexId target = items ? rating.item : rating.user;
-      const double* in = items ? &r.x[rating.user * R] : &r.y[rating.item * R];
+      const double* in = items ? &r.x[std::size_t{rating.user} * R] : &r.y[std::size_t{rating.item} * R];
       const double* own = items ? &r.y[target * R] : &r.x[target * R];
       const double error = rating.rating - dot(in, own);
       sse += error * error;
@@ -220,7 +220,7 @@ Expected<AlgorithmReport> run_als(const AlgorithmRequest& request) {
     std::vector<double> b(g.vertices * R);
     std::vector<std::uint32_t> n(g.vertices);
     for (const AlsRating& r : list) {
-      accumulate(&a[r.user * kAlsTriangle], &b[r.user * R], &result.y[r.item * R], r.rating);
+      accumulate(&a[std::size_t{r.user} * kAlsTriangle], &b[std::size_t{r.user} * R], &result.y[std::size_t{r.item} * R], r.rating);
       ++n[r.user];
     }
     for (std::uint64_t v = 0; v < g.vertices; ++v) {

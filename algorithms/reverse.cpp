@@ -128,7 +128,8 @@ Expected<AlgorithmReport> run_reverse(const AlgorithmRequest& request) {
   IoOptions io = request.engine.io;
   const std::uint64_t baseline = current_rss_bytes() + (std::uint64_t{4} << 20);
   const std::uint64_t left = request.engine.physical_memory > baseline ? request.engine.physical_memory - baseline : 0;
-  const std::uint64_t per_chunk = left / (2 * std::max(1U, io.depth));
+  // The reader holds depth + 1 chunks, the writer depth.
+  const std::uint64_t per_chunk = left / (2 * std::uint64_t{std::max(1U, io.depth)} + 1);
   io.read_chunk = std::max<std::size_t>(kIoAlignment, std::min<std::size_t>(io.read_chunk, round_down(per_chunk, kIoAlignment)));
   io.write_chunk = std::max<std::size_t>(kIoAlignment, std::min<std::size_t>(io.write_chunk, round_down(per_chunk, kIoAlignment)));
   report.stats.plan.io = io;
@@ -138,6 +139,7 @@ Expected<AlgorithmReport> run_reverse(const AlgorithmRequest& request) {
                                            &report.stats.edges_io));
   report.stats.engine_seconds = seconds_since(start);
   report.stats.peak_rss = peak_rss_bytes();
+  report.files_written = {target.edge_path, target.ini_path};
   report.summary.emplace_back("REVERSE::EDGES", std::to_string(edges));
   report.summary.emplace_back("REVERSE::OUTPUT", target.ini_path.string());
   if (request.verify) {

@@ -270,6 +270,11 @@ Expected<TriangleCounts> count_triangles_exact(const GraphInfo& graph, const Eng
                                                ExactTriangleStats& detail) {
   const auto start = std::chrono::steady_clock::now();
   const std::uint64_t n_vertices = graph.vertices;
+  if (n_vertices > UINT32_MAX) {
+    // Block ends are 32-bit ids; a graph with 2^32 vertices would wrap the last one to 0.
+    return invalid_argument("triangle_counting: " + graph.ini_path.string() + " has " + std::to_string(n_vertices) +
+                            " vertices; at most 4294967295 are supported");
+  }
   const unsigned threads = std::max(1U, options.threads);
   IoOptions io = options.io;
   io.read_chunk = std::min<std::size_t>(io.read_chunk, kMiB);
@@ -319,7 +324,8 @@ Expected<TriangleCounts> count_triangles_exact(const GraphInfo& graph, const Eng
   // of what is left, so that two blocks fit at once; -k asks for (at least about) k blocks.
   std::uint64_t total_raw = 0;
   for (std::uint64_t v = 0; v < n_vertices; ++v) total_raw += 4 * count[v] + 4;
-  std::uint64_t cap = std::min(avail / 2, kMaxBlockBytes);
+  const std::uint64_t memory_cap = std::min(avail / 2, kMaxBlockBytes);  // each of two loaded blocks
+  std::uint64_t cap = memory_cap;
   // One block needs no partner: it may use all that is left.
   if (options.forced_partitions <= 1 && total_raw + 4 <= std::min(avail, kMaxBlockBytes)) cap = total_raw + 4;
   if (options.forced_partitions > 1) cap = std::min(cap, (total_raw + options.forced_partitions - 1) / options.forced_partitions);
@@ -347,9 +353,12 @@ Expected<TriangleCounts> count_triangles_exact(const GraphInfo& graph, const Eng
   stats.plan.partitions = blocks.size();
   stats.plan.set_partition_size(std::max<std::uint64_t>(1, (n_vertices + blocks.size() - 1) / blocks.size()));
   for (const Block& b : blocks) {
-    if (b.raw_bytes() > kMaxBlockBytes) {
+    // Two blocks are loaded at once: a block larger than its share (one vertex with more records
+    // than half of what the budget leaves) would break --physical_memory.
+    if (b.raw_bytes() > kMaxBlockBytes || (blocks.size() > 1 && b.raw_bytes() > memory_cap)) {
       return resource_exhausted("triangle_counting: vertex " + std::to_string(b.first) + " has " +
-                                std::to_string(b.raw_records) + " oriented records, more than one block holds");
+                                std::to_string(b.raw_records) + " oriented records, more than one block holds (" +
+                                std::to_string(memory_cap) + " bytes under this --physical_memory)");
     }
   }
   auto orient = [&](const Edge& e, auto&& place) {

@@ -425,10 +425,9 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
   if (cancel_requested()) {
     // The signal came after the engine's last check (while --output was committed or --verify
     // ran): stop like a run stopped earlier instead of exiting 0, and leave no output behind.
-    if (!request->output.empty()) {
-      std::error_code ec;
-      std::filesystem::remove(request->output, ec);
-    }
+    std::error_code ec;
+    if (!request->output.empty()) std::filesystem::remove(request->output, ec);
+    for (const auto& file : report->files_written) std::filesystem::remove(file, ec);
     err << "benchmark_driver: stopped by signal " << cancel_signal() << "; scratch files removed, no output written\n";
     return 128 + cancel_signal();
   }

@@ -130,6 +130,7 @@ class Engine {
     input.entry_bytes = sizeof(Entry);
     input.record_bytes = graph_.record_size();
     input.undirected = kTwoWay;
+    input.split_streams = kReverse ? 2 : 1;  // edges by source and by destination
     input.edges = graph_.edges;
     input.baseline_rss = current_rss_bytes();
     ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, options_));

@@ -139,7 +139,9 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       const std::uint64_t frame_buffers = codecs ? 1 : 0;
       auto set_write_chunk = [&](std::size_t chunk) {
         plan.io.write_chunk = chunk;
-        plan.writer_bytes = plan.partitions == 1 ? 0 : plan.partitions * (attempt.depth + frame_buffers) * chunk;
+        // The split pass writes split_streams streams per partition at once; supersteps one.
+        plan.writer_bytes =
+            plan.partitions == 1 ? 0 : plan.partitions * input.split_streams * (attempt.depth + frame_buffers) * chunk;
         plan.codec_bytes = plan.partitions == 1 || !codecs ? 0 : threads * (frame_bytes_bound(chunk) + 2 * std::uint64_t{chunk});
       };
       plan.set_partition_size(size);
@@ -151,7 +153,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       if (plan.partitions > 1 && others + plan.writer_bytes + plan.codec_bytes > plan.budget && others + codec_fixed < plan.budget) {
         // Shrink the write requests (and frames) so that one per partition (times the depth, plus
         // the frame buffers) fits. Per byte of chunk: K (depth + frame) + T (bound ~7/6 + 2).
-        const std::uint64_t per_chunk_x6 = 6 * plan.partitions * (attempt.depth + frame_buffers) + (codecs ? 20 * threads : 0);
+        const std::uint64_t per_chunk_x6 =
+            6 * plan.partitions * input.split_streams * (attempt.depth + frame_buffers) + (codecs ? 20 * threads : 0);
         const std::uint64_t fit = round_down((plan.budget - others - codec_fixed) * 6 / per_chunk_x6, kIoAlignment);
         if (fit >= kMinWriteChunk) set_write_chunk(static_cast<std::size_t>(std::min<std::uint64_t>(fit, attempt.write_chunk)));
       }

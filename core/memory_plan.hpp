@@ -19,6 +19,7 @@ struct MemoryPlanInput {
   std::size_t record_bytes = 0;   // bytes of one edge record in the input
   std::uint64_t edges = 0;        // records in the input
   bool undirected = false;        // each edge scattered in both directions
+  std::uint64_t split_streams = 1;  // streams per partition the split pass writes at once (2: reverse edges)
   std::uint64_t baseline_rss = 0; // bytes the process already uses (code, libraries, heap)
 };
 
