@@ -44,10 +44,10 @@ Expected<std::unique_ptr<FramedWriter>> FramedWriter::open(const File& file, con
 
 Status FramedWriter::append_slow(std::span<const std::byte> data, FrameScratch& scratch) {
   ES_RETURN_IF_ERROR(error_);
-  if (!raw_) raw_.reset(new std::byte[frame_bytes_]);
+  if (raw_.size() == 0) raw_ = AlignedBuffer(frame_bytes_);
   while (!data.empty()) {
     const std::size_t n = std::min(data.size(), frame_bytes_ - fill_);
-    std::memcpy(raw_.get() + fill_, data.data(), n);
+    std::memcpy(raw_.data() + fill_, data.data(), n);
     fill_ += n;
     appended_ += n;
     data = data.subspan(n);
@@ -59,11 +59,11 @@ Status FramedWriter::append_slow(std::span<const std::byte> data, FrameScratch& 
 Status FramedWriter::flush_frame(FrameScratch& scratch) {
   if (fill_ == 0) return Status::ok();
   const std::size_t need = max_frame_bytes(*codec_, frame_bytes_);
-  if (scratch.bytes.size() < need) scratch.bytes.resize(need);
+  if (scratch.bytes.size() < need) scratch.bytes = AlignedBuffer(need);
   const std::uint64_t start = thread_cpu_ns();
   FrameHeader header;
-  auto frame = encode_frame(*codec_, std::span<const std::byte>(raw_.get(), fill_), appended_ - fill_,
-                            std::span<std::byte>(scratch.bytes), &header);
+  auto frame = encode_frame(*codec_, std::span<const std::byte>(raw_.data(), fill_), appended_ - fill_,
+                            std::span<std::byte>(scratch.bytes.data(), scratch.bytes.size()), &header);
   counters_.compress_ns += thread_cpu_ns() - start;
   if (!frame) {
     error_ = frame.status();
@@ -81,7 +81,7 @@ Status FramedWriter::flush_frame(FrameScratch& scratch) {
 
 Status FramedWriter::finish(FrameScratch& scratch) {
   if (framed_ && error_.is_ok()) (void)flush_frame(scratch);
-  raw_.reset();
+  raw_ = AlignedBuffer();
   fill_ = 0;
   Status status = writer_->finish();
   ES_RETURN_IF_ERROR(error_);
@@ -151,9 +151,9 @@ Status FramedReader::fill_batch() {
   handed_ = 0;
   while (batch_ < slots_.size() && consumed_ < stored_bytes_) {
     Slot& slot = slots_[batch_];
-    if (!slot.raw) {
-      slot.raw.reset(new std::byte[max_frame_]);
-      slot.stored.reset(new std::byte[max_frame_]);
+    if (slot.raw.size() == 0) {
+      slot.raw = AlignedBuffer(max_frame_);
+      slot.stored = AlignedBuffer(max_frame_);
     }
     slot.offset = consumed_;
     if (stored_bytes_ - consumed_ < kFrameHeaderBytes) {
@@ -186,7 +186,7 @@ Status FramedReader::fill_batch() {
       return frame_error(slot.offset, "frame decodes past the stream's length " + std::to_string(raw_bytes_));
     }
     // A raw frame is read straight into the output buffer (only its checksum is left to check).
-    std::byte* target = h.codec == CodecId::kNone ? slot.raw.get() : slot.stored.get();
+    std::byte* target = h.codec == CodecId::kNone ? slot.raw.data() : slot.stored.data();
     status = read_bytes(target, h.stored_length);
     if (!status.is_ok()) {
       return status.code() == StatusCode::kCorruption ? frame_error(slot.offset, status.message()) : status;
@@ -201,12 +201,12 @@ Status FramedReader::fill_batch() {
     const std::uint64_t start = thread_cpu_ns();
     const FrameHeader& h = slot.header;
     if (h.codec == CodecId::kNone) {
-      slot.status = frame_crc(std::span<const std::byte>(slot.raw.get(), h.stored_length)) == h.payload_crc
+      slot.status = frame_crc(std::span<const std::byte>(slot.raw.data(), h.stored_length)) == h.payload_crc
                         ? Status::ok()
                         : corruption("frame payload checksum mismatch");
     } else {
-      slot.status = decode_frame_payload(h, std::span<const std::byte>(slot.stored.get(), h.stored_length),
-                                         std::span<std::byte>(slot.raw.get(), h.raw_length));
+      slot.status = decode_frame_payload(h, std::span<const std::byte>(slot.stored.data(), h.stored_length),
+                                         std::span<std::byte>(slot.raw.data(), h.raw_length));
     }
     slot.cpu_ns = thread_cpu_ns() - start;
   };
@@ -239,7 +239,7 @@ Expected<std::span<const std::byte>> FramedReader::next() {
     }
   }
   const Slot& slot = slots_[handed_++];
-  return std::span<const std::byte>(slot.raw.get(), slot.header.raw_length);
+  return std::span<const std::byte>(slot.raw.data(), slot.header.raw_length);
 }
 
 }  // namespace edgestream

@@ -22,6 +22,7 @@
 #include "compress/codec.hpp"
 #include "compress/codec_counters.hpp"
 #include "compress/frame.hpp"
+#include "io/aligned_buffer.hpp"
 #include "io/file.hpp"
 #include "io/io_options.hpp"
 #include "io/sequential_reader.hpp"
@@ -32,7 +33,7 @@ namespace edgestream {
 /// The compression output buffer of one thread (a frame is built here before it is appended).
 /// Grows on first use to max_frame_bytes of the writer's frame size; one per worker thread.
 struct FrameScratch {
-  std::vector<std::byte> bytes;
+  AlignedBuffer bytes;  // mmap-backed like the stream buffers: freed memory leaves the process at once
 };
 
 /// Runs fn(task) for task in [0, tasks), possibly in parallel; returns when all are done.
@@ -52,8 +53,8 @@ class FramedWriter {
   /// Appends `data`; a frame that fills is compressed into `scratch` on this thread.
   Status append(std::span<const std::byte> data, FrameScratch& scratch) {
     if (!framed_) return writer_->append(data);
-    if (fill_ + data.size() < frame_bytes_ && raw_) {
-      std::memcpy(raw_.get() + fill_, data.data(), data.size());
+    if (fill_ + data.size() < frame_bytes_ && raw_.size() != 0) {
+      std::memcpy(raw_.data() + fill_, data.data(), data.size());
       fill_ += data.size();
       appended_ += data.size();
       return Status::ok();
@@ -81,7 +82,7 @@ class FramedWriter {
   std::unique_ptr<Codec> codec_;
   bool framed_ = false;
   std::size_t frame_bytes_ = 0;
-  std::unique_ptr<std::byte[]> raw_;  // the frame being filled
+  AlignedBuffer raw_;  // the frame being filled
   std::size_t fill_ = 0;
   std::uint64_t appended_ = 0;
   Status error_;
@@ -105,8 +106,8 @@ class FramedReader {
 
  private:
   struct Slot {
-    std::unique_ptr<std::byte[]> stored;
-    std::unique_ptr<std::byte[]> raw;
+    AlignedBuffer stored;
+    AlignedBuffer raw;
     FrameHeader header;
     std::uint64_t offset = 0;  // file offset of the frame
     Status status;
