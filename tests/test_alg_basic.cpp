@@ -30,44 +30,23 @@ using namespace edgestream::test;
 
 using Rows = std::vector<std::vector<std::string>>;
 
-struct Config {
-  const char* k;
-  const char* p;
-  bool direct;
-};
+using Config = DriverConfig;
 // K in {1, 2, 7} (7 odd and more than the tiny graphs' useful ranges), -p 1 and 2, both I/O modes.
 const Config kConfigs[] = {{"1", "1", true}, {"2", "2", false}, {"7", "1", false}, {"7", "2", true}, {"2", "1", true}};
 
-struct Result {
-  ProcessResult proc;
-  Rows rows;
-};
+using Result = DriverRun;
 
 Result run_one(const std::filesystem::path& ini, const std::string& algorithm, const Config& c,
                const std::vector<std::string>& extra = {}) {
-  TempDir work;
-  TempDir out_dir;
-  const auto output = out_dir / "out.txt";
-  std::vector<std::string> args = {"-g", ini.string(), "-b", algorithm, "-k", c.k, "-p", c.p, "--work_dir",
-                                   work.path().string(), "--output", output.string(), "--verify",
-                                   "--read_chunk", "4K", "--write_chunk", "4K"};
-  if (!c.direct) args.push_back("--no_dio");
-  args.insert(args.end(), extra.begin(), extra.end());
-  Result r;
-  r.proc = run_driver_in_process(args);
-  INFO("-b " << algorithm << " -k " << c.k << " -p " << c.p << (c.direct ? "" : " --no_dio") << "\nstdout: "
-             << r.proc.out << "\nstderr: " << r.proc.err);
-  REQUIRE(r.proc.exit_code == 0);
-  CHECK(r.proc.out.find("Verification: PASS") != std::string::npos);
+  Result r = run_driver_config(ini, algorithm, c, extra);
   // Equal ranges of ceil(V/K) ids: tiny graphs get fewer partitions than asked (8 vertices, -k 7: 4).
   const auto info = read_graph_ini(ini);
   REQUIRE(info);
   const std::uint64_t asked = std::stoull(c.k);
   const std::uint64_t per = std::max<std::uint64_t>(1, (info->vertices + asked - 1) / asked);
   const std::uint64_t expected = std::max<std::uint64_t>(1, (info->vertices + per - 1) / per);
+  INFO("-b " << algorithm << " " << describe(c));
   CHECK(stat_value(r.proc.out, "CORE::CONFIG::PARTITIONS") == std::to_string(expected));
-  CHECK(work.entries().empty());
-  r.rows = read_output(output);
   return r;
 }
 

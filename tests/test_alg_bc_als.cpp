@@ -26,11 +26,7 @@ using namespace edgestream::test;
 
 using Rows = std::vector<std::vector<std::string>>;
 
-struct Config {
-  const char* k;
-  const char* p;
-  bool direct;
-};
+using Config = DriverConfig;
 const Config kMatrix[] = {{"1", "1", true},  {"1", "2", false}, {"2", "1", false},
                           {"2", "2", true},  {"7", "1", true},  {"7", "2", false}};
 const Config kSmall[] = {{"1", "1", true}, {"2", "1", false}, {"3", "2", true}};
@@ -44,22 +40,10 @@ struct Run {
 
 Run run(const std::filesystem::path& ini, const std::string& algorithm, const Config& c,
         const std::vector<std::string>& extra = {}) {
-  TempDir work;
-  TempDir out_dir;
-  const auto output = out_dir / "out.txt";
-  std::vector<std::string> args = {"-g", ini.string(), "-b", algorithm, "-k", c.k, "-p", c.p, "--work_dir",
-                                   work.path().string(), "--output", output.string(), "--verify",
-                                   "--read_chunk", "4K", "--write_chunk", "4K"};
-  if (!c.direct) args.push_back("--no_dio");
-  args.insert(args.end(), extra.begin(), extra.end());
-  const ProcessResult r = run_driver_in_process(args);
-  INFO("-b " << algorithm << " -k " << c.k << " -p " << c.p << (c.direct ? "" : " --no_dio") << "\nstdout: " << r.out
-             << "\nstderr: " << r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("Verification: PASS") != std::string::npos);
-  CHECK(stat_value(r.out, "CORE::CONFIG::PARTITIONS") == c.k);
-  CHECK(work.entries().empty());
-  return Run{read_output(output), r.out};
+  DriverRun r = run_driver_config(ini, algorithm, c, extra);
+  INFO("-b " << algorithm << " " << describe(c));
+  CHECK(stat_value(r.proc.out, "CORE::CONFIG::PARTITIONS") == c.k);
+  return Run{std::move(r.rows), r.proc.out};
 }
 
 std::vector<double> column(const Rows& rows, std::size_t c = 0) {

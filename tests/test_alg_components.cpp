@@ -53,29 +53,12 @@ const std::vector<Config>& all_configs() {
 
 const std::vector<Config> kFewConfigs = {{1, 1, true}, {2, 2, false}, {7, 1, true}};
 
-struct RunResult {
-  ProcessResult proc;
-  Rows rows;
-};
+using RunResult = DriverRun;
 
 RunResult run_one(const std::filesystem::path& ini, const std::string& algorithm, const Config& c,
                   const std::vector<std::string>& extra = {}) {
-  TempDir work;
-  TempDir out_dir;
-  const auto output = out_dir / "out.txt";
-  std::vector<std::string> args = {"-g", ini.string(), "-b", algorithm, "-k", std::to_string(c.k), "-p",
-                                   std::to_string(c.p), "--work_dir", work.path().string(), "--output",
-                                   output.string(), "--verify", "--read_chunk", "4K", "--write_chunk", "8K"};
-  if (!c.direct) args.push_back("--no_dio");
-  args.insert(args.end(), extra.begin(), extra.end());
-  RunResult r;
-  r.proc = run_driver_in_process(args);
-  INFO("-b " << algorithm << " " << describe(c) << "\nstdout: " << r.proc.out << "\nstderr: " << r.proc.err);
-  REQUIRE(r.proc.exit_code == 0);
-  CHECK(r.proc.out.find("Verification: PASS") != std::string::npos);
-  CHECK(work.entries().empty());
-  r.rows = read_output(output);
-  return r;
+  return run_driver_config(ini, algorithm, DriverConfig{std::to_string(c.k), std::to_string(c.p), c.direct}, extra,
+                           /*verify=*/true, /*write_chunk=*/"8K");
 }
 
 // Runs every configuration in `configs`; all outputs must equal `want` (one value per vertex).

@@ -32,21 +32,11 @@ struct Run {
 
 Run run_mcst(const std::filesystem::path& ini, const std::string& k, const std::string& p, bool direct,
              bool verify = true) {
-  TempDir work;
-  TempDir out_dir;
-  const auto output = out_dir / "out.txt";
-  std::vector<std::string> args = {"-g", ini.string(), "-b", "mcst", "-k", k, "-p", p, "--work_dir",
-                                   work.path().string(), "--output", output.string(), "--read_chunk", "4K",
-                                   "--write_chunk", "4K"};
-  if (verify) args.push_back("--verify");
-  if (!direct) args.push_back("--no_dio");
-  const ProcessResult r = run_driver_in_process(args);
-  INFO("-k " << k << " -p " << p << (direct ? "" : " --no_dio") << "\nstdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.exit_code == 0);
-  if (verify) CHECK(r.out.find("Verification: PASS") != std::string::npos);
-  CHECK(stat_value(r.out, "CORE::CONFIG::PARTITIONS") == k);
-  CHECK(work.entries().empty());  // scratch (engine streams and the forest graph) removed
-  return Run{read_output(output), r.out};
+  // The scratch directory checked empty afterwards holds the engine streams and the forest graph.
+  DriverRun r = run_driver_config(ini, "mcst", DriverConfig{k, p, direct}, {}, verify);
+  INFO(describe(DriverConfig{k, p, direct}));
+  CHECK(stat_value(r.proc.out, "CORE::CONFIG::PARTITIONS") == k);
+  return Run{std::move(r.rows), r.proc.out};
 }
 
 // The expected rows from Kruskal (the reference), printed the way --output prints floats.

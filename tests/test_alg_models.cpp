@@ -21,38 +21,10 @@ using namespace edgestream::test;
 
 using Rows = std::vector<std::vector<std::string>>;
 
-struct Config {
-  const char* k;
-  const char* p;
-  bool direct;
-};
+using Config = DriverConfig;
 const Config kConfigs[] = {{"1", "1", true}, {"2", "2", false}, {"7", "1", true}, {"7", "2", false}};
 
-struct Run {
-  ProcessResult proc;
-  Rows rows;
-};
-
-Run run_driver(const std::filesystem::path& ini, const std::string& algorithm, const Config& c,
-               const std::vector<std::string>& extra = {}) {
-  TempDir work;
-  TempDir out_dir;
-  const auto output = out_dir / "out.txt";
-  std::vector<std::string> args = {"-g", ini.string(), "-b", algorithm, "-k", c.k, "-p", c.p, "--work_dir",
-                                   work.path().string(), "--output", output.string(), "--verify",
-                                   "--read_chunk", "4K", "--write_chunk", "4K"};
-  if (!c.direct) args.push_back("--no_dio");
-  args.insert(args.end(), extra.begin(), extra.end());
-  Run r;
-  r.proc = run_driver_in_process(args);
-  INFO("-b " << algorithm << " -k " << c.k << " -p " << c.p << (c.direct ? "" : " --no_dio") << "\nstdout: " << r.proc.out
-             << "\nstderr: " << r.proc.err);
-  REQUIRE(r.proc.exit_code == 0);
-  CHECK(r.proc.out.find("Verification: PASS") != std::string::npos);
-  CHECK(work.entries().empty());
-  r.rows = read_output(output);
-  return r;
-}
+using Run = DriverRun;
 
 // The ALGORITHM:: lines of a run (everything algorithm-specific, in order).
 std::string algorithm_lines(const std::string& out) {
@@ -70,7 +42,7 @@ std::string algorithm_lines(const std::string& out) {
 std::vector<Run> run_everywhere(const std::filesystem::path& ini, const std::string& algorithm,
                                 const std::vector<std::string>& extra = {}) {
   std::vector<Run> runs;
-  for (const Config& c : kConfigs) runs.push_back(run_driver(ini, algorithm, c, extra));
+  for (const Config& c : kConfigs) runs.push_back(run_driver_config(ini, algorithm, c, extra));
   for (std::size_t i = 1; i < runs.size(); ++i) {
     INFO("-k " << kConfigs[i].k << " -p " << kConfigs[i].p << " against -k 1 -p 1");
     CHECK(runs[i].rows == runs[0].rows);
@@ -139,7 +111,7 @@ TEST_CASE("hyperanf: X-Stream's stopping rules", "[alg_models]") {
   const auto ini = write_graph(dir.path(), "path", edges, 30, EdgeFileType::kUnweighted);
   const Config c{"2", "2", true};
   SECTION("maxiters M prints N(0) .. N(M - 2)") {
-    const Run r = run_driver(ini, "hyperanf", c, {"--hyperanf::maxiters", "5"});
+    const Run r = run_driver_config(ini, "hyperanf", c, {"--hyperanf::maxiters", "5"});
     CHECK(stat_value(r.proc.out, "ALGORITHM::HYPERANF::ITER_STOP") == "5");
     CHECK(stat_value(r.proc.out, "ALGORITHM::HYPERANF::ITERATIONS") == "3");
     CHECK(!stat_value(r.proc.out, "ALGORITHM::HYPERANF::ANF::3").empty());
@@ -148,14 +120,14 @@ TEST_CASE("hyperanf: X-Stream's stopping rules", "[alg_models]") {
   }
   SECTION("epsilon: the relative change of N(t) is below it") {
     // N(t) of a path of 30 = 30 + 29 + 28 + ...: the change at t = 20 is 10/450 ~ 0.022.
-    const Run r = run_driver(ini, "hyperanf", c, {"--hyperanf::epsilon", "0.05"});
+    const Run r = run_driver_config(ini, "hyperanf", c, {"--hyperanf::epsilon", "0.05"});
     CHECK(!stat_value(r.proc.out, "ALGORITHM::HYPERANF::EPSILON_STOP").empty());
     const int t = std::stoi(stat_value(r.proc.out, "ALGORITHM::HYPERANF::ITERATIONS"));
     CHECK(t > 5);
     CHECK(t < 29);
   }
   SECTION("epsilon 0 runs until nothing changes") {
-    const Run r = run_driver(ini, "hyperanf", c, {"--hyperanf::epsilon", "0"});
+    const Run r = run_driver_config(ini, "hyperanf", c, {"--hyperanf::epsilon", "0"});
     CHECK(stat_value(r.proc.out, "ALGORITHM::HYPERANF::STABLE_STOP") == "30");
     CHECK(std::fabs(std::stod(r.rows[29][0]) - 30) < 3);  // 30 ids in 128 registers: some collide
   }

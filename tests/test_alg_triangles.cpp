@@ -25,11 +25,7 @@ namespace {
 using namespace edgestream;
 using namespace edgestream::test;
 
-struct Config {
-  const char* k;
-  const char* p;
-  bool direct;
-};
+using Config = DriverConfig;
 const Config kConfigs[] = {{"1", "1", true}, {"3", "2", false}, {"7", "1", true}, {"2", "2", true}};
 
 // Runs the exact counter through the driver in every configuration (--verify); returns the
@@ -37,21 +33,11 @@ const Config kConfigs[] = {{"1", "1", true}, {"3", "2", false}, {"7", "1", true}
 std::vector<std::vector<std::uint64_t>> run_exact_all(const std::filesystem::path& ini, std::uint64_t want_total) {
   std::vector<std::vector<std::uint64_t>> all;
   for (const Config& c : kConfigs) {
-    TempDir work;
-    TempDir out_dir;
-    const auto output = out_dir / "out.txt";
-    std::vector<std::string> args = {"-g", ini.string(), "-b", "triangle_counting", "-k", c.k, "-p", c.p,
-                                     "--work_dir", work.path().string(), "--output", output.string(), "--verify",
-                                     "--read_chunk", "4K", "--write_chunk", "4K"};
-    if (!c.direct) args.push_back("--no_dio");
-    const ProcessResult r = run_driver_in_process(args);
-    INFO("-k " << c.k << " -p " << c.p << (c.direct ? "" : " --no_dio") << "\nstdout: " << r.out << "\nstderr: " << r.err);
-    REQUIRE(r.exit_code == 0);
-    CHECK(r.out.find("Verification: PASS") != std::string::npos);
-    CHECK(stat_value(r.out, "ALGORITHM::TRIANGLE_COUNTING::TRIANGLES") == std::to_string(want_total));
-    CHECK(work.entries().empty());  // scratch removed
+    const DriverRun r = run_driver_config(ini, "triangle_counting", c);
+    INFO(describe(c));
+    CHECK(stat_value(r.proc.out, "ALGORITHM::TRIANGLE_COUNTING::TRIANGLES") == std::to_string(want_total));
     std::vector<std::uint64_t> counts;
-    for (const auto& row : read_output(output)) {
+    for (const auto& row : r.rows) {
       REQUIRE(row.size() == 1);
       counts.push_back(std::stoull(row[0]));
     }

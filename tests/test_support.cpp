@@ -1,6 +1,8 @@
 // Implementation of the shared test helpers.
 #include "tests/test_support.hpp"
 
+#include <catch2/catch.hpp>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -109,6 +111,31 @@ ProcessResult run_tool(const std::string& name, const std::vector<std::string>& 
   result.out = slurp(out_path);
   result.err = slurp(err_path);
   return result;
+}
+
+std::string describe(const DriverConfig& c) {
+  return "-k " + c.k + " -p " + c.p + (c.direct ? "" : " --no_dio");
+}
+
+DriverRun run_driver_config(const std::filesystem::path& ini, const std::string& algorithm, const DriverConfig& c,
+                            const std::vector<std::string>& extra, bool verify, const std::string& write_chunk) {
+  TempDir work;
+  TempDir out_dir;
+  const auto output = out_dir / "out.txt";
+  std::vector<std::string> args = {"-g", ini.string(), "-b", algorithm, "-k", c.k, "-p", c.p, "--work_dir",
+                                   work.path().string(), "--output", output.string(), "--read_chunk", "4K",
+                                   "--write_chunk", write_chunk};
+  if (verify) args.push_back("--verify");
+  if (!c.direct) args.push_back("--no_dio");
+  args.insert(args.end(), extra.begin(), extra.end());
+  DriverRun r;
+  r.proc = run_driver_in_process(args);
+  INFO("-b " << algorithm << " " << describe(c) << "\nstdout: " << r.proc.out << "\nstderr: " << r.proc.err);
+  REQUIRE(r.proc.exit_code == 0);
+  if (verify) CHECK(r.proc.out.find("Verification: PASS") != std::string::npos);
+  CHECK(work.entries().empty());
+  r.rows = read_output(output);
+  return r;
 }
 
 ProcessResult run_driver_in_process(const std::vector<std::string>& args) {

@@ -61,6 +61,27 @@ ProcessResult run_tool(const std::string& name, const std::vector<std::string>& 
 /// Runs edgestream::driver_main in this process (so fault injection applies).
 ProcessResult run_driver_in_process(const std::vector<std::string>& args);
 
+/// One cell of the configuration matrices the algorithm tests sweep: -k K -p P, direct or --no_dio.
+struct DriverConfig {
+  std::string k;
+  std::string p;
+  bool direct = true;
+};
+/// "-k K -p P" plus " --no_dio" when buffered.
+std::string describe(const DriverConfig& c);
+
+struct DriverRun {
+  ProcessResult proc;
+  std::vector<std::vector<std::string>> rows;  // the --output file (read_output)
+};
+/// Runs benchmark_driver in this process: -g ini -b algorithm with `c`, a fresh scratch --work_dir,
+/// --output to a temporary file, --read_chunk 4K --write_chunk `write_chunk`, --verify (unless
+/// `verify` is false), then `extra`. REQUIREs exit 0; CHECKs "Verification: PASS" when verifying and
+/// that the scratch directory is empty afterwards. Catch2 assertions: call it from test cases only.
+DriverRun run_driver_config(const std::filesystem::path& ini, const std::string& algorithm, const DriverConfig& c,
+                            const std::vector<std::string>& extra = {}, bool verify = true,
+                            const std::string& write_chunk = "4K");
+
 /// Parses an --output file: vertex -> the tab-separated values after the vertex id.
 std::vector<std::vector<std::string>> read_output(const std::filesystem::path& path);
 /// The value of a "KEY value" statistics line (e.g. "ALGORITHM::CC::COMPONENTS"), or "" if absent.

@@ -19,11 +19,7 @@ using namespace edgestream::test;
 
 using Rows = std::vector<std::vector<std::string>>;
 
-struct TinyConfig {
-  const char* k;
-  const char* p;
-  bool direct;
-};
+using TinyConfig = DriverConfig;
 const TinyConfig kConfigs[] = {{"1", "1", true}, {"2", "1", false}, {"2", "2", true}};
 
 // Runs `algorithm` on the graph in every configuration; returns the rows of each run.
@@ -31,23 +27,11 @@ std::vector<Rows> run_all(const std::filesystem::path& ini, const std::string& a
                           const std::vector<std::string>& extra = {}, const char* expect_components = nullptr) {
   std::vector<Rows> all;
   for (const TinyConfig& c : kConfigs) {
-    TempDir work;
-    TempDir out_dir;
-    const auto output = out_dir / "out.txt";
-    std::vector<std::string> args = {"-g", ini.string(), "-b", algorithm, "-k", c.k, "-p", c.p, "--work_dir",
-                                     work.path().string(), "--output", output.string(), "--verify",
-                                     "--read_chunk", "4K", "--write_chunk", "4K"};
-    if (!c.direct) args.push_back("--no_dio");
-    args.insert(args.end(), extra.begin(), extra.end());
-    const ProcessResult r = run_driver_in_process(args);
-    INFO("-b " << algorithm << " -k " << c.k << " -p " << c.p << (c.direct ? "" : " --no_dio") << "\nstdout: " << r.out
-               << "\nstderr: " << r.err);
-    REQUIRE(r.exit_code == 0);
-    CHECK(r.out.find("Verification: PASS") != std::string::npos);
-    CHECK(stat_value(r.out, "CORE::CONFIG::PARTITIONS") == c.k);
-    if (expect_components != nullptr) CHECK(stat_value(r.out, "ALGORITHM::CC::COMPONENTS") == expect_components);
-    CHECK(work.entries().empty());
-    all.push_back(read_output(output));
+    DriverRun r = run_driver_config(ini, algorithm, c, extra);
+    INFO("-b " << algorithm << " " << describe(c));
+    CHECK(stat_value(r.proc.out, "CORE::CONFIG::PARTITIONS") == c.k);
+    if (expect_components != nullptr) CHECK(stat_value(r.proc.out, "ALGORITHM::CC::COMPONENTS") == expect_components);
+    all.push_back(std::move(r.rows));
   }
   return all;
 }
