@@ -34,6 +34,7 @@ struct BfsProgram {
   void scatter(const Vertex& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const {
     if (src.level == superstep) emit(e.dst, Update{e.src});
   }
+  bool active(const Vertex& src, std::uint32_t superstep) const { return src.level == superstep; }
   bool gather(VertexId, Vertex& s, const Update& u, std::uint32_t emitted_superstep) const {
     const std::uint32_t level = emitted_superstep + 1;
     if (s.level == kUnreached) {

@@ -30,6 +30,7 @@ struct CcProgram {
   void scatter(const Vertex& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const {
     if ((superstep == 0 || src.changed >= superstep) && src.label < e.dst) emit(e.dst, Update{src.label});
   }
+  bool active(const Vertex& src, std::uint32_t superstep) const { return superstep == 0 || src.changed >= superstep; }
   bool gather(VertexId, Vertex& s, const Update& u, std::uint32_t emitted_superstep) const {
     if (u.label >= s.label) return false;
     s = Vertex{u.label, emitted_superstep + 1};

@@ -35,6 +35,9 @@ struct SsspProgram {
   void scatter(const Vertex& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const {
     if (src.distance != kInfinity && src.changed >= superstep) emit(e.dst, Update{src.distance + e.weight});
   }
+  bool active(const Vertex& src, std::uint32_t superstep) const {
+    return src.distance != kInfinity && src.changed >= superstep;
+  }
   bool gather(VertexId, Vertex& s, const Update& u, std::uint32_t emitted_superstep) const {
     if (!(u.distance < s.distance)) return false;
     s = Vertex{u.distance, emitted_superstep + 1};

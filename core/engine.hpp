@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "core/block_schedule.hpp"
 #include "core/cancellation.hpp"
 #include "core/engine_options.hpp"
 #include "core/memory_plan.hpp"
@@ -90,6 +91,13 @@ class Engine {
     collect_io_counters();
     writers_[0].clear();
     writers_[1].clear();
+    // Close every scratch file before removing the directory: network filesystems (FUSE/sshfs,
+    // NFS) keep an unlinked open file as a hidden "silly rename" that blocks the removal.
+    vertex_file_.close();
+    edge_files_.clear();
+    redge_files_.clear();
+    update_files_[0].clear();
+    update_files_[1].clear();
     scratch_.remove();
     ES_RETURN_IF_ERROR(status);
     stats_.engine_seconds = seconds_since(start);
@@ -113,6 +121,7 @@ class Engine {
     std::uint64_t changed = 0;
     std::uint64_t spilled = 0;
     std::uint64_t active = 0;
+    std::uint64_t direct = 0;           // grid: updates applied straight from scatter
     Status error;
     std::vector<CombinerSlot> combiner;
     std::uint32_t combiner_stamp = 0;
@@ -191,7 +200,9 @@ class Engine {
         writers_[set].push_back(std::move(writer));
       }
     }
-    return split_input();
+    ES_RETURN_IF_ERROR(split_input());
+    input_validated_ = true;
+    return Status::ok();
   }
 
   bool edge_is_valid(const Edge& e) const {
@@ -307,7 +318,11 @@ class Engine {
           ES_RETURN_IF_ERROR(gather_pending(p, (s - 1) & 1U, s - 1));
         }
         if constexpr (P::kHasPrepare) current_.active += prepare_partition(s);
-        ES_RETURN_IF_ERROR(scatter_partition(p, s));
+        // Programs that tell which vertices can emit: a partition with none is not scattered
+        // (once every input record has been checked), and grid cells of inactive blocks are skipped.
+        bool idle = false;
+        if constexpr (ProgramWithActive<P>) idle = mark_active_blocks(s) == 0 && input_validated_;
+        if (!idle) ES_RETURN_IF_ERROR(scatter_partition(p, s));
         ES_RETURN_IF_ERROR(save_partition(p));
       }
       for (auto& writer : writers_[set_out_]) ES_RETURN_IF_ERROR(writer->finish(workers_[0].frame_scratch));
@@ -383,6 +398,26 @@ class Engine {
       for_each_vertex([&](VertexId v, Vertex& state) { program_.prepare(v, state, s); });
       return 0;
     }
+  }
+
+  // block_active_[b] = some vertex of block b (of the current partition) is active in superstep s;
+  // blocks are grid blocks once the grid exists, cache partitions otherwise. Returns how many are.
+  std::uint64_t mark_active_blocks(std::uint32_t s) {
+    const unsigned shift = grid_ready_ ? plan_.grid_shift : plan_.cache_shift;
+    const std::uint64_t per_block = std::uint64_t{1} << shift;
+    const std::size_t blocks = (count_ + per_block - 1) / per_block;
+    block_active_.assign(blocks, 0);
+    const Vertex* st = states();
+    pool_->run(blocks, [&](std::size_t b, unsigned) {
+      const std::uint64_t end = std::min(count_, (b + 1) * per_block);
+      for (std::uint64_t i = b * per_block; i < end; ++i) {
+        if (program_.active(st[i], s)) {
+          block_active_[b] = 1;
+          return;
+        }
+      }
+    });
+    return static_cast<std::uint64_t>(std::count(block_active_.begin(), block_active_.end(), 1));
   }
 
   Status load_partition(std::uint64_t p) {
@@ -508,6 +543,7 @@ class Engine {
     const std::size_t rs = graph_.record_size();
     const bool from_input = mode.from_input;
     if (bytes == 0) return Status::ok();
+    if (grid_ready_) return scatter_grid(s, mode);
     if (edges_cached_) {
       // Every record was checked when it was first read; stream the copy in read_chunk runs.
       const std::uint64_t run_bytes = plan_.io.read_chunk / rs * rs;
@@ -536,7 +572,155 @@ class Engine {
       }
       return Status::ok();
     }));
+    if (from_input) input_validated_ = true;  // every record was read and checked
     edges_cached_ = fill_cache && cached == bytes;
+    if (edges_cached_ && plan_.grid_bytes > 0) build_grid();
+    return Status::ok();
+  }
+
+  // ---- the in-memory edge grid (K = 1, edges in memory; core/block_schedule.hpp) -----------
+
+  // Regroups the cached records by the cell of their block pair, keeping input order inside a
+  // cell (each thread counts and then places one contiguous range of the input), and frees the
+  // input-order copy. The plan reserved both copies (grid_bytes).
+  void build_grid() {
+    const std::size_t rs = graph_.record_size();
+    const std::uint64_t n = graph_.edges;
+    const unsigned shift = plan_.grid_shift;
+    const auto blocks = static_cast<std::uint32_t>(((std::max<std::uint64_t>(graph_.vertices, 1) - 1) >> shift) + 1);
+    const std::uint64_t cells = block_cells(blocks);
+    const std::size_t T = workers_.size();
+    const EdgeFileType type = graph_.type;
+    const std::byte* in = edge_cache_.data();
+    auto cell_of = [&](const std::byte* record) {
+      const Edge e = decode_edge(record, type);
+      return block_cell(e.src >> shift, e.dst >> shift);
+    };
+    std::vector<std::vector<std::uint64_t>> cursor(T, std::vector<std::uint64_t>(cells, 0));
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      std::uint64_t* count = cursor[t].data();
+      for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) ++count[cell_of(in + i * rs)];
+    });
+    cell_begin_.assign(cells + 1, 0);
+    std::uint64_t total = 0;
+    for (std::uint64_t c = 0; c < cells; ++c) {
+      cell_begin_[c] = total;
+      for (std::size_t t = 0; t < T; ++t) {
+        const std::uint64_t count = cursor[t][c];
+        cursor[t][c] = total;
+        total += count;
+      }
+    }
+    cell_begin_[cells] = total;
+    grid_ = AlignedBuffer(edge_cache_.size());
+    std::byte* out = grid_.data();
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      std::uint64_t* next = cursor[t].data();
+      for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) {
+        const std::byte* record = in + i * rs;
+        std::memcpy(out + next[cell_of(record)]++ * rs, record, rs);
+      }
+    });
+    edge_cache_ = AlignedBuffer();
+    schedule_ = block_pair_schedule(blocks);
+    grid_ready_ = true;
+  }
+
+  // One superstep's scatter over the grid: round after round, the disjoint block pairs of a round
+  // in parallel. An update whose target lies in the task's two blocks is gathered at once; any
+  // other (a program may emit to any vertex) waits in the worker's buffer. A task whose buffer
+  // fills stops where it is; the buffered updates are then routed and applied after the round's
+  // barrier and the unfinished tasks continue, so memory stays within the plan.
+  Status scatter_grid(std::uint32_t s, ScatterMode mode) {
+    const std::size_t rs = graph_.record_size();
+    const unsigned shift = plan_.grid_shift;
+    const EdgeFileType type = graph_.type;
+    const std::byte* grid = grid_.data();
+    constexpr std::size_t kEmitsPerRecord = P::kMaxEmitsPerEdge * (kTwoWay ? 2 : 1);
+    struct Progress {
+      std::uint32_t cell = 0;      // index into the task's cell[]
+      std::uint64_t record = 0;    // next record of that cell (absolute index)
+      bool started = false;
+    };
+    std::vector<Progress> progress;
+    std::vector<std::size_t> pending;
+    std::vector<std::size_t> unfinished;
+    for (const std::vector<BlockTask>& round : schedule_) {
+      if (cancel_requested()) return cancelled();
+      progress.assign(round.size(), Progress{});
+      pending.resize(round.size());
+      for (std::size_t i = 0; i < round.size(); ++i) pending[i] = i;
+      while (!pending.empty()) {
+        for (Worker& w : workers_) {
+          w.emitted_count = 0;
+          w.changed = 0;
+          w.direct = 0;
+        }
+        pool_->run(pending.size(), [&](std::size_t i, unsigned worker) {
+          const BlockTask& task = round[pending[i]];
+          Progress& at = progress[pending[i]];
+          Worker& w = workers_[worker];
+          Entry* out = w.emitted.data();
+          const std::size_t capacity = w.emitted.size();
+          std::size_t k = w.emitted_count;
+          std::uint64_t changed = 0;
+          std::uint64_t direct = 0;
+          Vertex* st = states();
+          const std::uint32_t a = task.a;
+          const std::uint32_t b = task.b;
+          auto emit = [&](VertexId target, const Update& u) {
+            const std::uint32_t block = target >> shift;
+            if (block == a || block == b) {
+              changed += program_.gather(target, st[target], u, s) ? 1 : 0;
+              ++direct;
+            } else {
+              out[k++] = Entry{target, u};
+            }
+          };
+          for (; at.cell < task.cells; ++at.cell, at.started = false) {
+            const std::uint64_t c = task.cell[at.cell];
+            if constexpr (ProgramWithActive<P>) {
+              // Every edge of cell {x, y} reads a state of block x or y.
+              const bool active = c == block_cell(a, b) ? block_active_[a] != 0 || block_active_[b] != 0
+                                  : c == block_cell(a, a) ? block_active_[a] != 0
+                                                          : block_active_[b] != 0;
+              if (!active) continue;
+            }
+            if (!at.started) {
+              at.record = cell_begin_[c];
+              at.started = true;
+            }
+            const std::uint64_t end = cell_begin_[c + 1];
+            for (; at.record < end; ++at.record) {
+              if (k + kEmitsPerRecord > capacity) break;
+              const Edge e = decode_edge(grid + at.record * rs, type);
+              if (mode.forward) program_.scatter(st[e.src], e, s, emit);
+              if constexpr (P::kUndirected) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+              if constexpr (kReverse) {
+                if (mode.reverse) program_.scatter_reverse(st[e.dst], e, s, emit);
+              }
+            }
+            if (at.record < end) break;  // the buffer is full: continue after the barrier
+          }
+          w.emitted_count = k;
+          w.changed += changed;
+          w.direct += direct;
+        });
+        std::uint64_t buffered = 0;
+        for (const Worker& w : workers_) {
+          current_.changed += w.changed;
+          current_.emitted += w.direct;
+          current_.in_memory += w.direct;
+          buffered += w.emitted_count;
+        }
+        if (buffered > 0) ES_RETURN_IF_ERROR(route_and_apply(s, /*count_emitted=*/true));
+        unfinished.clear();
+        for (const std::size_t i : pending) {
+          if (progress[i].cell < round[i].cells) unfinished.push_back(i);
+        }
+        pending.swap(unfinished);
+      }
+    }
     return Status::ok();
   }
 
@@ -738,6 +922,12 @@ class Engine {
   AlignedBuffer state_;
   AlignedBuffer edge_cache_;   // the input's records (K = 1, when the plan has room for them)
   bool edges_cached_ = false;  // edge_cache_ holds every record (after the first superstep)
+  AlignedBuffer grid_;         // the cached records grouped by block-pair cell (replaces edge_cache_)
+  std::vector<std::uint64_t> cell_begin_;  // first record of each cell (cells + 1 entries)
+  std::vector<std::vector<BlockTask>> schedule_;
+  bool grid_ready_ = false;
+  bool input_validated_ = false;           // every input record has been read and checked once
+  std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
   std::uint64_t partition_ = 0;
   std::uint64_t base_ = 0;
   std::uint64_t count_ = 0;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "compress/framed_stream.hpp"
+#include "core/block_schedule.hpp"
 #include "io/aligned_buffer.hpp"
 
 namespace edgestream {
@@ -69,7 +70,7 @@ std::string MemoryPlan::describe() const {
   s << "budget " << mib(budget) << " = process baseline " << mib(baseline_bytes) << " + vertex state of one partition "
     << mib(state_bytes) << " + stream reader " << mib(reader_bytes) << " + stream writers " << mib(writer_bytes)
     << " + worker buffers " << mib(worker_bytes) << " + edges kept in memory " << mib(edge_cache_bytes)
-    << " + codec buffers " << mib(codec_bytes)
+    << " + codec buffers " << mib(codec_bytes) << " + edge grid (while built) " << mib(grid_bytes)
     << " (estimated peak " << mib(estimated_peak()) << ")";
   return s.str();
 }
@@ -185,6 +186,14 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     if (plan.partitions == 1 && options.cache_edges && input_bytes > 0 &&
         plan.estimated_peak() + input_bytes <= plan.budget) {
       plan.edge_cache_bytes = input_bytes;
+      // The block grid, when the budget holds a second copy for the moment it is built.
+      const unsigned shift = grid_block_shift(vertices, plan.cache_shift);
+      const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
+      const std::uint64_t grid = input_bytes + (threads + 1) * block_cells(static_cast<std::uint32_t>(blocks)) * 8;
+      if (options.edge_grid && plan.estimated_peak() + grid <= plan.budget) {
+        plan.grid_bytes = grid;
+        plan.grid_shift = shift;
+      }
     }
     return plan;
   };

@@ -43,8 +43,14 @@ struct MemoryPlan {
   std::uint64_t worker_bytes = 0;       // per-worker batch and routing buffers, combiner tables
   std::uint64_t edge_cache_bytes = 0;   // K = 1 and room to spare: the input kept in memory
   std::uint64_t codec_bytes = 0;        // compressed streams (K > 1): per-worker frame buffers
+  // K = 1 with the edge cache: the block grid (core/block_schedule.hpp) is built from the cache, so
+  // for a moment both are held: grid_bytes = the grid's copy of the records + its cell offsets and
+  // per-thread counters. 0 = no grid (streamed from the cache in input order).
+  std::uint64_t grid_bytes = 0;
+  unsigned grid_shift = 0;              // vertices per grid block = 1 << grid_shift
   std::uint64_t estimated_peak() const {
-    return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes + codec_bytes;
+    return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes + codec_bytes +
+           grid_bytes;
   }
   std::uint64_t partition_vertices() const { return partition_size; }
   /// The streaming partition holding vertex v: v / partition_size, computed with one multiply

@@ -35,6 +35,12 @@
 //     // Optional: which edge directions superstep s needs (both by default); an unneeded
 //     // direction is not read at all, which saves its I/O.
 //     StreamDirections directions(std::uint32_t superstep) const;
+//     // Optional: a necessary condition for emitting. When active(state, s) is false at the start
+//     // of superstep s, scatter (and scatter_reverse) with that state emit nothing in s, and a
+//     // change a gather makes during s that would let it emit shows as active in s + 1. The engine
+//     // then skips edges none of whose read states is active: grid cells of inactive blocks,
+//     // edge streams of inactive partitions, and a whole superstep when no vertex is active.
+//     bool active(const Vertex& state, std::uint32_t superstep) const;
 //   };
 //
 // Semantics the engine guarantees: updates emitted in superstep s reach their target either during
@@ -73,6 +79,12 @@ inline constexpr bool kHasReverseEdges = [] {
     return false;
   }
 }();
+
+/// True when P tells which vertices can emit in a superstep (the optional active()).
+template <typename P>
+concept ProgramWithActive = requires(const P& p, const typename P::Vertex& v) {
+  { p.active(v, std::uint32_t{}) } -> std::convertible_to<bool>;
+};
 
 /// True when P chooses per superstep which directions to stream.
 template <typename P>

@@ -26,7 +26,19 @@ TEST_CASE("edges kept in memory: read once, same results as streaming from stora
       CHECK(test::stat_value(r.out, "CORE::CONFIG::EDGES_IN_MEMORY") == (cached ? "1" : "0"));
       const std::uint64_t supersteps = std::stoull(test::stat_value(r.out, "CORE::PHASES"));
       const std::uint64_t input_read = std::stoull(test::stat_value(r.out, "CORE::BYTES::INPUT_READ"));
-      CHECK(input_read == (cached ? 1 : supersteps) * edges * 12);
+      if (cached) {
+        CHECK(input_read == edges * 12);
+      } else {
+        // Programs with active() (bfs, cc, sssp) skip a superstep where no vertex can emit: BFS's
+        // last superstep has no vertex at its level, so it reads the input one time fewer.
+        const std::string name = algo;
+        const bool skips = name == "bfs" || name == "cc" || name == "sssp";
+        CHECK(input_read % (edges * 12) == 0);
+        CHECK(input_read >= edges * 12);
+        CHECK(input_read <= supersteps * edges * 12);
+        if (!skips) CHECK(input_read == supersteps * edges * 12);
+        if (name == "bfs") CHECK(input_read == (supersteps - 1) * edges * 12);
+      }
       outputs[cached] = test::slurp(dir / "out.txt");
     }
     CHECK(outputs[0] == outputs[1]);
