@@ -454,23 +454,28 @@ TEST_CASE("faults: hostile option values end with one clear message or a correct
     std::vector<std::string> needles;
   };
   const std::vector<Hostile> cases = {
-      {{"--read_chunk", "0"}, kExitUsage, {"--read_chunk"}},
-      {{"--read_chunk", "1"}, kExitUsage, {"--read_chunk"}},
+      {{"--read_chunk", "0"}, kExitUsage, {"--read_chunk", "got 0"}},
+      {{"--read_chunk", "1"}, kExitUsage, {"--read_chunk", "got 1"}},
       {{"--read_chunk", "4097"}, kExitUsage, {"--read_chunk", "4097"}},
-      {{"--read_chunk", "1T", "-k", "4"}, kExitError, {"--physical_memory"}},
-      {{"--write_chunk", "0"}, kExitUsage, {"--write_chunk"}},
-      {{"--write_chunk", "1T", "-k", "4"}, kExitError, {"--physical_memory"}},
-      {{"--read_chunk", "16E"}, kExitUsage, {"--read_chunk"}},
-      {{"--io_depth", "0"}, kExitUsage, {"--io_depth"}},
-      {{"--io_depth", "4294967296"}, kExitUsage, {"--io_depth"}},
-      {{"--io_depth", "1000000", "-k", "4"}, kExitError, {"--physical_memory"}},
-      {{"-p", "0"}, kExitUsage, {"--processors"}},
-      {{"-p", "100000"}, kExitUsage, {"--processors"}},
-      {{"--physical_memory", "0"}, kExitUsage, {"--physical_memory"}},
-      {{"--physical_memory", "1"}, kExitError, {"--physical_memory"}},
-      {{"--physical_memory", "1M", "-k", "32"}, kExitError, {"--physical_memory"}},
-      {{"-k", "33"}, kExitUsage, {"33"}},
+      {{"--read_chunk", "1T", "-k", "4"}, kExitUsage, {"--read_chunk", "1099511627776"}},
+      {{"--write_chunk", "0"}, kExitUsage, {"--write_chunk", "got 0"}},
+      {{"--write_chunk", "1T", "-k", "4"}, kExitUsage, {"--write_chunk", "1099511627776"}},
+      {{"--read_chunk", "16E"}, kExitUsage, {"--read_chunk", "'16E'"}},
+      {{"--io_depth", "0"}, kExitUsage, {"--io_depth", "got 0"}},
+      {{"--io_depth", "4294967296"}, kExitUsage, {"--io_depth", "4294967296"}},
+      {{"--io_depth", "1000000", "-k", "4"}, kExitUsage, {"--io_depth", "1000000"}},
+      {{"-p", "0"}, kExitUsage, {"--processors", "got 0"}},
+      {{"-p", "100000"}, kExitUsage, {"--processors", "100000"}},
+      {{"--physical_memory", "0"}, kExitError, {"--physical_memory", "too small"}},
+      {{"--physical_memory", "1"}, kExitError, {"--physical_memory", "too small"}},
+      {{"--physical_memory", "1M", "-k", "32"}, kExitError, {"--physical_memory", "32 partitions", "too small"}},
       {{"--cpu_cache_size", "0"}, kExitUsage, {"--cpu_cache_size"}},
+      // Accepted and run correctly: K with K^2 > V (adjusted), a huge cache size, more threads
+      // than a partition has vertices, the largest depth.
+      {{"-k", "33", "--verify"}, kExitOk, {}},
+      {{"--cpu_cache_size", "1T", "--verify"}, kExitOk, {}},
+      {{"-p", "1024", "-k", "4", "--verify"}, kExitOk, {}},
+      {{"--io_depth", "256", "-k", "4", "--verify"}, kExitOk, {}},
   };
   for (const Hostile& h : cases) {
     std::vector<std::string> args{"-g", g, "-b", "pagerank", "--work_dir", dir.path().string()};
@@ -482,6 +487,11 @@ TEST_CASE("faults: hostile option values end with one clear message or a correct
     REQUIRE(r.exit_code >= 0);  // -1 would be a hang (killed), 128+N a crash
     CHECK(r.exit_code == h.code);
     const auto lines = message_lines(r.err);
+    if (h.code == kExitOk) {
+      CHECK(lines.empty());
+      CHECK_THAT(r.out, Catch::Contains("Verification: PASS"));
+      continue;
+    }
     REQUIRE(lines.size() == 1);
     for (const auto& needle : h.needles) CHECK_THAT(lines[0], Catch::Contains(needle));
   }
