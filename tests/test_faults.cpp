@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstring>
@@ -298,7 +299,7 @@ TEST_CASE("faults: persistent short reads/writes and EINTR storms on every file 
     const std::string clean_path = (fg.graph_dir / ("clean" + std::string(k) + ".txt")).string();
     {
       std::vector<std::string> args = fg.args("uring", extra);
-      args.back() = clean_path;
+      *std::find(args.begin(), args.end(), fg.out()) = clean_path;
       const ProcessResult clean = run_driver_in_process(args);
       REQUIRE(clean.exit_code == kExitOk);
     }
