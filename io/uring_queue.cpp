@@ -110,8 +110,9 @@ Expected<UringQueue::Completion> UringQueue::wait() {
   const int rc = wait_cqe_for(ring_.get(), &cqe, timeout_);
   if (rc == -ETIME) {
     stuck_ = true;
-    return Status{StatusCode::kIoError, "no I/O completion within " + std::to_string(timeout_.count() / 1000.0) +
-                                            " s (the device or filesystem is not responding)"};
+    const auto ms = timeout_.count();
+    const std::string limit = ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+    return Status{StatusCode::kIoError, "no I/O completion within " + limit + " (the device or filesystem is not responding)"};
   }
   if (rc < 0) return Status{StatusCode::kIoError, std::string("io_uring_wait_cqe: ") + std::strerror(-rc)};
   Completion c{io_uring_cqe_get_data64(cqe), cqe->res};
