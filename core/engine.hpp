@@ -551,7 +551,7 @@ class Engine {
         if (cancel_requested()) return cancelled();
         const std::uint64_t n = std::min(run_bytes, bytes - offset);
         ES_RETURN_IF_ERROR(scatter_run(std::span<const std::byte>(edge_cache_.data() + offset, n), offset / rs, s,
-                                       mode, /*validate=*/false));
+                                       mode, /*validate=*/false, /*scratch=*/nullptr));
       }
       return Status::ok();
     }
@@ -565,7 +565,7 @@ class Engine {
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
-      ES_RETURN_IF_ERROR(scatter_run(run, first, s, mode, /*validate=*/from_input));
+      ES_RETURN_IF_ERROR(scatter_run(run, first, s, mode, /*validate=*/from_input, from_input ? nullptr : &file));
       if (fill_cache) {
         std::memcpy(edge_cache_.data() + cached, run.data(), run.size());
         cached += run.size();
@@ -726,8 +726,11 @@ class Engine {
 
   // Scatter of a run of whole edge records, in parallel steps of batch_records per task, in the
   // directions `mode` asks for; records are checked against the graph's rules when `validate`.
+  // Records of a `scratch` edge stream are checked to lie in the current partition: with the `none`
+  // codec those streams carry no checksum, and a damaged record must be reported as corruption, not
+  // index outside the vertex array (reliability: one flipped byte on the device).
   Status scatter_run(std::span<const std::byte> run, std::uint64_t first_record, std::uint32_t s, ScatterMode mode,
-                     bool validate) {
+                     bool validate, const File* scratch) {
     const std::size_t rs = graph_.record_size();
     const std::size_t n = run.size() / rs;
     const std::size_t T = workers_.size();
@@ -752,6 +755,13 @@ class Engine {
             w.bad_edge = e;
             break;
           }
+          if (scratch != nullptr &&
+              ((mode.forward && e.src - base >= count_) || (mode.reverse && e.dst - base >= count_) ||
+               e.src >= graph_.vertices || e.dst >= graph_.vertices)) {
+            w.bad_record = first_record + i;
+            w.bad_edge = e;
+            break;
+          }
           if (mode.forward) program_.scatter(st[e.src - base], e, s, emit);
           if constexpr (P::kUndirected) {
             // With one partition the input is streamed as is: read each edge in reverse too.
@@ -770,6 +780,12 @@ class Engine {
           bad = w.bad_record;
           bad_edge = w.bad_edge;
         }
+      }
+      if (bad != UINT64_MAX && scratch != nullptr) {
+        return corruption("edge stream " + scratch->path() + " record " + std::to_string(bad) + " (byte offset " +
+                          std::to_string(bad * rs) + " of the decoded stream) has edge " + std::to_string(bad_edge.src) +
+                          " -> " + std::to_string(bad_edge.dst) + " outside partition " + std::to_string(partition_) +
+                          " (damaged scratch data)");
       }
       if (bad != UINT64_MAX) return invalid_edge_error(graph_, bad, bad_edge, P::kNonNegativeWeights);
       ES_RETURN_IF_ERROR(route_and_apply(s, /*count_emitted=*/true));

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "io/fault_injection.hpp"
+
 namespace edgestream {
 
 VertexOutput::~VertexOutput() { abandon(); }
@@ -56,12 +58,22 @@ void VertexOutput::end_line() {
   if (file_ == nullptr) return;
   line_[length_++] = '\n';
   std::fwrite(line_, 1, length_, file_);
+  // The output goes through stdio, not io/File: give fault injection (EIO, ENOSPC) its say here.
+  if (fault_injection::enabled() && injected_error_ == 0) {
+    const long long r = fault_injection::adjust(fault_injection::Op::kWrite, tmp_path_.string(), length_,
+                                                static_cast<long long>(length_));
+    if (r < 0 && r != -EINTR) injected_error_ = static_cast<int>(-r);
+  }
 }
 
 Status VertexOutput::commit() {
   if (file_ == nullptr) return Status::ok();
-  const bool write_failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
-  const int err = errno;
+  bool write_failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
+  int err = errno;
+  if (!write_failed && injected_error_ != 0) {
+    write_failed = true;
+    err = injected_error_;
+  }
   std::fclose(file_);
   file_ = nullptr;
   if (write_failed) {

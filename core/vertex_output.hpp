@@ -43,6 +43,7 @@ class VertexOutput {
   std::filesystem::path tmp_path_;
   char line_[256];
   std::size_t length_ = 0;
+  int injected_error_ = 0;  // an errno from io/fault_injection (tests), reported by commit()
 };
 
 }  // namespace edgestream

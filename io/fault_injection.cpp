@@ -10,6 +10,7 @@ namespace {
 struct ActiveRule {
   Rule rule;
   std::uint64_t bytes_seen = 0;
+  std::uint64_t requests = 0;  // armed matching requests seen (for Rule::period)
   int applied = 0;
 };
 
@@ -26,7 +27,7 @@ std::vector<ActiveRule>& rules() {
 void set_rules(std::vector<Rule> new_rules) {
   std::lock_guard lock(g_mutex);
   rules().clear();
-  for (auto& r : new_rules) rules().push_back(ActiveRule{std::move(r), 0, 0});
+  for (auto& r : new_rules) rules().push_back(ActiveRule{std::move(r), 0, 0, 0});
   g_injected.store(0);
   g_enabled.store(!rules().empty(), std::memory_order_release);
 }
@@ -46,6 +47,18 @@ long long adjust_slow(Op op, const std::string& path, std::size_t requested, lon
     const bool armed = active.bytes_seen >= rule.after_bytes;
     if (result > 0) active.bytes_seen += static_cast<std::uint64_t>(result);
     if (!armed || (rule.times >= 0 && active.applied >= rule.times)) continue;
+    if (rule.period > 0 && active.requests++ % static_cast<std::uint64_t>(rule.period) ==
+                               static_cast<std::uint64_t>(rule.period) - 1) {
+      continue;  // the request that goes through
+    }
+    if (rule.on_hit && (rule.error != 0 || rule.max_transfer == 0 || result > static_cast<long long>(rule.max_transfer))) {
+      rule.on_hit();
+      if (rule.error == 0 && rule.max_transfer == 0) {
+        ++active.applied;
+        g_injected.fetch_add(1);
+        continue;
+      }
+    }
     if (rule.error != 0) {
       ++active.applied;
       g_injected.fetch_add(1);

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ struct Rule {
   int error = 0;                 // errno to return (EIO, ENOSPC, EINTR, ...); 0 = none
   std::size_t max_transfer = 0;  // >0: transfers are cut to at most this many bytes (short I/O)
   int times = -1;                // how many requests the rule affects (-1 = every one)
+  // >0: of every `period` consecutive matching requests, the first period-1 are affected and the
+  // next passes. With error=EINTR every request is interrupted period-1 times before it goes
+  // through (an EINTR storm), since each retry is a new request here.
+  int period = 0;
+  // Called (under the rules' lock: keep it short, no I/O) each time the rule affects a request,
+  // e.g. to raise a stop request at an exact phase of a run. With error=0 and max_transfer=0 the
+  // request itself is left as it was.
+  std::function<void()> on_hit;
 };
 
 /// Replaces all rules (and resets the per-rule byte counters). Thread-safe.

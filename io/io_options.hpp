@@ -20,6 +20,11 @@ struct IoOptions {
   unsigned depth = 4;                              // requests in flight per stream
   bool direct = true;                              // O_DIRECT (page cache bypassed)
   IoEngine engine = IoEngine::kUring;
+  // Progress guarantee: an io_uring request that has not completed after this long is reported as
+  // an error naming the file (a hung device or mount) instead of being waited for forever.
+  std::chrono::milliseconds completion_timeout{kDefaultCompletionTimeout};
+
+  static constexpr std::chrono::milliseconds kDefaultCompletionTimeout{std::chrono::minutes(5)};
 };
 
 /// Monotonic clock in nanoseconds, for IoCounters::wait_ns.

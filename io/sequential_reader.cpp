@@ -33,7 +33,7 @@ Expected<std::unique_ptr<SequentialReader>> SequentialReader::open(const File& f
   const unsigned slots = static_cast<unsigned>(std::min<std::uint64_t>(std::max(2U, options.depth + 1), std::max<std::uint64_t>(chunks, 1)));
   // A range that fits in one request gains nothing from a ring; read it synchronously.
   if (options.engine == IoEngine::kUring && chunks > 1 && uring_available()) {
-    if (!reader->ring_.init(slots).is_ok()) reader->options_.engine = IoEngine::kSync;
+    if (!reader->ring_.init(slots, options.completion_timeout).is_ok()) reader->options_.engine = IoEngine::kSync;
   } else {
     reader->options_.engine = IoEngine::kSync;
   }
@@ -94,7 +94,12 @@ Status SequentialReader::wait_for(int slot_index) {
     ES_RETURN_IF_ERROR(complete(slot_index, 0, /*from_ring=*/false));
   }
   while (!slot.ready) {
-    ES_ASSIGN_OR_RETURN(const UringQueue::Completion c, ring_.wait());
+    auto waited = ring_.wait();
+    if (!waited) {
+      return Status(waited.status().code(), "read " + file_->path() + " at offset " + std::to_string(slot.offset) + ": " +
+                                                waited.status().message());
+    }
+    const UringQueue::Completion c = *waited;
     ES_RETURN_IF_ERROR(complete(static_cast<int>(c.tag), c.result, /*from_ring=*/true));
   }
   counters_->wait_ns += monotonic_ns() - start;

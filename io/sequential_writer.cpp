@@ -60,7 +60,7 @@ Status SequentialWriter::submit_current(bool last) {
   // streams of many partitions) is written with one synchronous request at finish().
   if (options_.engine == IoEngine::kUring && !ring_ && !last) {
     ring_ = std::make_unique<UringQueue>();
-    if (!ring_->init(options_.depth).is_ok()) {
+    if (!ring_->init(options_.depth, options_.completion_timeout).is_ok()) {
       ring_.reset();
       options_.engine = IoEngine::kSync;
     }
@@ -126,8 +126,9 @@ Status SequentialWriter::wait_one() {
   auto completion = ring_->wait();
   counters_->wait_ns += monotonic_ns() - start;
   if (!completion) {
-    if (error_.is_ok()) error_ = completion.status();
-    return completion.status();
+    const Status status(completion.status().code(), "write " + file_->path() + ": " + completion.status().message());
+    if (error_.is_ok()) error_ = status;
+    return status;
   }
   return complete(static_cast<int>(completion->tag), completion->result);
 }
@@ -136,7 +137,12 @@ Status SequentialWriter::finish() {
   if (error_.is_ok() && current_ >= 0 && fill_ > 0) (void)submit_current(/*last=*/true);
   current_ = -1;
   fill_ = 0;
-  while (ring_ && ring_->in_flight() > 0) (void)wait_one();
+  // A failed wait (timeout) leaves its request in flight: stop waiting then, or this would loop
+  // forever; the ring's destructor cancels what is left.
+  while (ring_ && ring_->in_flight() > 0) {
+    const unsigned before = ring_->in_flight();
+    if (!wait_one().is_ok() && ring_->in_flight() == before) break;
+  }
   ring_.reset();
   ES_RETURN_IF_ERROR(error_);
   // The padding of the last direct write (and anything left from an earlier, longer use) goes.

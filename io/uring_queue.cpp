@@ -23,12 +23,43 @@ bool uring_available() {
   return available;
 }
 
+namespace {
+
+// Waits up to `timeout` for one completion (EINTR retried with the time left). 0 or -errno;
+// -ETIME when nothing completed in time.
+int wait_cqe_for(io_uring* ring, io_uring_cqe** cqe, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return -ETIME;
+    __kernel_timespec ts{};
+    ts.tv_sec = static_cast<long long>(left.count() / 1000000000);
+    ts.tv_nsec = static_cast<long long>(left.count() % 1000000000);
+    const int rc = io_uring_wait_cqe_timeout(ring, cqe, &ts);
+    if (rc != -EINTR) return rc;
+  }
+}
+
+}  // namespace
+
 UringQueue::~UringQueue() {
   if (ring_) {
-    // Drain what is still in flight so the kernel does not write into freed buffers.
+    // Drain what is still in flight so the kernel does not write into freed buffers. Bounded: after
+    // a timed-out wait the requests are cancelled first and given a second to complete; a request
+    // that still does not complete is abandoned with the ring (the process is failing by then; the
+    // kernel keeps the pages of direct I/O pinned until the request ends).
+    if (stuck_ && in_flight_ > 0) {
+      io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
+      if (sqe != nullptr) {
+        io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL);
+        io_uring_sqe_set_data64(sqe, ~std::uint64_t{0});
+        if (io_uring_submit(ring_.get()) >= 0) ++in_flight_;  // the cancel request completes too
+      }
+    }
+    const auto per_wait = stuck_ ? std::chrono::milliseconds(1000) : timeout_;
     while (in_flight_ > 0) {
       io_uring_cqe* cqe = nullptr;
-      if (io_uring_wait_cqe(ring_.get(), &cqe) < 0) break;
+      if (wait_cqe_for(ring_.get(), &cqe, per_wait) < 0) break;
       io_uring_cqe_seen(ring_.get(), cqe);
       --in_flight_;
     }
@@ -36,11 +67,13 @@ UringQueue::~UringQueue() {
   }
 }
 
-Status UringQueue::init(unsigned entries) {
+Status UringQueue::init(unsigned entries, std::chrono::milliseconds timeout) {
+  if (timeout.count() <= 0) return invalid_argument("io_uring completion timeout must be positive");
   auto ring = std::make_unique<io_uring>();
   const int rc = io_uring_queue_init(entries, ring.get(), 0);
   if (rc < 0) return {StatusCode::kUnsupported, std::string("io_uring_queue_init: ") + std::strerror(-rc)};
   ring_ = std::move(ring);
+  timeout_ = timeout;
   return Status::ok();
 }
 
@@ -74,10 +107,13 @@ Status UringQueue::submit_write(int fd, const void* buffer, std::size_t length, 
 
 Expected<UringQueue::Completion> UringQueue::wait() {
   io_uring_cqe* cqe = nullptr;
-  int rc = 0;
-  do {
-    rc = io_uring_wait_cqe(ring_.get(), &cqe);
-  } while (rc == -EINTR);
+  const int rc = wait_cqe_for(ring_.get(), &cqe, timeout_);
+  if (rc == -ETIME) {
+    stuck_ = true;
+    const auto ms = timeout_.count();
+    const std::string limit = ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+    return Status{StatusCode::kIoError, "no I/O completion within " + limit + " (the device or filesystem is not responding)"};
+  }
   if (rc < 0) return Status{StatusCode::kIoError, std::string("io_uring_wait_cqe: ") + std::strerror(-rc)};
   Completion c{io_uring_cqe_get_data64(cqe), cqe->res};
   io_uring_cqe_seen(ring_.get(), cqe);

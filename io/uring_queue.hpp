@@ -5,6 +5,7 @@
 
 #include <liburing.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -28,14 +29,16 @@ class UringQueue {
   UringQueue& operator=(const UringQueue&) = delete;
   ~UringQueue();
 
-  /// Sets up a ring with room for `entries` requests in flight.
-  Status init(unsigned entries);
+  /// Sets up a ring with room for `entries` requests in flight. `timeout` bounds every wait (> 0).
+  Status init(unsigned entries, std::chrono::milliseconds timeout);
   bool initialized() const { return ring_ != nullptr; }
 
   /// Queues and submits a read (or write) of `length` bytes at `offset` of `fd`.
   Status submit_read(int fd, void* buffer, std::size_t length, std::uint64_t offset, std::uint64_t tag);
   Status submit_write(int fd, const void* buffer, std::size_t length, std::uint64_t offset, std::uint64_t tag);
   /// Blocks until one completion is available and returns it. Precondition: in_flight() > 0.
+  /// Never waits forever: after the timeout given to init() with no completion, returns kIoError
+  /// ("no I/O completion within N s"); the request then stays counted in in_flight().
   Expected<Completion> wait();
   unsigned in_flight() const { return in_flight_; }
 
@@ -43,6 +46,8 @@ class UringQueue {
   Status submit(io_uring_sqe* sqe);
   std::unique_ptr<io_uring> ring_;
   unsigned in_flight_ = 0;
+  std::chrono::milliseconds timeout_{0};
+  bool stuck_ = false;  // a wait timed out: the destructor cancels instead of draining for long
 };
 
 }  // namespace edgestream

@@ -14,7 +14,14 @@
 namespace edgestream::test {
 
 /// Sanitizer builds carry tens of MiB of shadow memory: RSS budgets cannot hold there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/// GCC defines __SANITIZE_ADDRESS__/__SANITIZE_THREAD__; clang 14 (the libFuzzer/ASan build of
+/// scripts/sanitize.sh) only answers __has_feature.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define EDGESTREAM_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(EDGESTREAM_TEST_SANITIZED)
 inline constexpr bool kSanitized = true;
 #else
 inline constexpr bool kSanitized = false;

@@ -1,0 +1,646 @@
+// The fault model of docs/reliability.md, one test per row ([faults]): injected EIO, ENOSPC, short
+// transfers and EINTR storms on every kind of file a run touches (the input, the per-partition edge
+// streams, the update streams, the vertex state file and --output); stop requests raised at an exact
+// phase of a run (split pass, scatter, spill, gather, vertex state, output writing, verification);
+// concurrent runs sharing a work directory and an --output path; hostile configurations; and the
+// progress guarantee of io/ (a request the device never completes is an error, not a hang).
+// Failures must be ONE message naming the file and the operation, exit 1 (or 128+N when stopped),
+// no scratch left, no output (or temporary output) left, inputs unchanged.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "benchmarks/driver.hpp"
+#include "core/cancellation.hpp"
+#include "io/fault_injection.hpp"
+#include "io/file.hpp"
+#include "io/sequential_reader.hpp"
+#include "io/sequential_writer.hpp"
+#include "io/uring_queue.hpp"
+#include "tests/test_support.hpp"
+
+extern char** environ;
+
+namespace edgestream::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace fi = fault_injection;
+using Clock = std::chrono::steady_clock;
+
+// ---- helpers (small copies of test_driver_errors.cpp's, which are file-local there) -------------
+
+std::vector<std::string> message_lines(const std::string& err) {
+  std::vector<std::string> lines;
+  std::istringstream in(err);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("warning: ", 0) != 0) lines.push_back(line);
+  }
+  return lines;
+}
+
+std::string listing(const fs::path& dir) {
+  std::string all;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) all += fs::relative(e.path(), dir).string() + " ";
+  return all;
+}
+
+// Clears the fault-injection rules and any stop request however the test ends.
+class Faults {
+ public:
+  explicit Faults(std::vector<fi::Rule> rules) { fi::set_rules(std::move(rules)); }
+  ~Faults() {
+    fi::clear();
+    set_cancel_signal_for_testing(0);
+  }
+  Faults(const Faults&) = delete;
+  Faults& operator=(const Faults&) = delete;
+};
+
+fi::Rule make_rule(fi::Op op, std::string path_contains, std::uint64_t after_bytes, int error, std::size_t max_transfer = 0,
+                   int period = 0) {
+  fi::Rule r;
+  r.op = op;
+  r.path_contains = std::move(path_contains);
+  r.after_bytes = after_bytes;
+  r.error = error;
+  r.max_transfer = max_transfer;
+  r.period = period;
+  return r;
+}
+
+// A benchmark_driver child, stdout/stderr into files under `capture`.
+pid_t spawn_driver(const std::vector<std::string>& args, const fs::path& capture) {
+  const std::string out_path = (capture / "out").string();
+  const std::string err_path = (capture / "err").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const std::string path = tool_path("benchmark_driver");
+  std::vector<char*> argv{const_cast<char*>(path.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(rc == 0);
+  return pid;
+}
+
+// Exit code (128 + signal when killed), or -1 after SIGKILL when `pid` outlived `timeout` (a hang).
+int wait_exit(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (done < 0 && errno != EINTR) return -2;
+    if (Clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+// benchmark_driver as a subprocess with a deadline: a hang shows as exit -1, a crash as 128+N.
+ProcessResult run_bounded(const std::vector<std::string>& args, std::chrono::seconds timeout = std::chrono::seconds(120)) {
+  TempDir capture;
+  const pid_t pid = spawn_driver(args, capture.path());
+  ProcessResult r;
+  r.exit_code = wait_exit(pid, timeout);
+  r.out = slurp(capture / "out");
+  r.err = slurp(capture / "err");
+  return r;
+}
+
+// The graph every fault case runs on: 16384 vertices in 4 partitions (-k 4), 200000 weighted edges,
+// so edge streams, update streams (about 3/4 of PageRank's updates cross partitions) and the vertex
+// state file all exist and span many 64 KiB requests.
+struct FaultGraph {
+  TempDir graph_dir;
+  TempDir work;
+  TempDir out_dir;
+  fs::path ini = write_graph(graph_dir.path(), "r", random_edges(1 << 14, 200000, 21), 1 << 14);
+  std::string g() const { return (graph_dir / "r").string(); }
+  std::string out() const { return (out_dir / "out.txt").string(); }
+  std::vector<std::string> args(const std::string& engine, const std::vector<std::string>& extra) const {
+    std::vector<std::string> a{"-g", g(), "-b", "pagerank", "--pagerank::niters", "3", "--work_dir", work.path().string(),
+                               "--write_chunk", "64K", "--read_chunk", "64K", "--io_engine", engine, "--output", out()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+};
+
+// ---- EIO / ENOSPC on every file kind ------------------------------------------------------------
+
+struct ErrorCase {
+  const char* what;
+  fi::Rule rule;
+  std::vector<std::string> extra;
+  std::vector<std::string> needles;  // besides the file: the operation and the error text
+  bool scratch_file = true;          // the file named is inside the run's scratch directory
+};
+
+TEST_CASE("faults: EIO and ENOSPC on the input, edge, update, vertex and output files end the run cleanly", "[faults]") {
+  FaultGraph fg;
+  const std::string input = fg.g();
+  const std::string k4[] = {"-k", "4"};
+  const std::vector<std::string> partitioned(std::begin(k4), std::end(k4));
+  const std::vector<ErrorCase> cases = {
+      {"EIO reading the input (split pass)", make_rule(fi::Op::kRead, input, 256 * 1024, EIO), partitioned,
+       {"read", "Input/output error", input}, false},
+      {"EIO reading the input (K = 1, streamed)", make_rule(fi::Op::kRead, input, 256 * 1024, EIO), {"-k", "1"},
+       {"read", "Input/output error", input}, false},
+      {"EIO writing an edge stream", make_rule(fi::Op::kWrite, "edges.", 128 * 1024, EIO), partitioned,
+       {"write", "Input/output error", "edges."}},
+      {"ENOSPC in the middle of an edge stream", make_rule(fi::Op::kWrite, "edges.", 256 * 1024, ENOSPC), partitioned,
+       {"write", "No space left", "edges."}},
+      {"EIO reading an edge stream", make_rule(fi::Op::kRead, "edges.", 128 * 1024, EIO), partitioned,
+       {"read", "Input/output error", "edges."}},
+      {"EIO writing an update stream", make_rule(fi::Op::kWrite, "updates", 64 * 1024, EIO), partitioned,
+       {"write", "Input/output error", "updates"}},
+      {"ENOSPC in the middle of an update stream", make_rule(fi::Op::kWrite, "updates", 128 * 1024, ENOSPC), partitioned,
+       {"write", "No space left", "updates"}},
+      {"ENOSPC in the middle of a zlib update stream",
+       make_rule(fi::Op::kWrite, "updates", 64 * 1024, ENOSPC), {"-k", "4", "--updates_codec", "zlib"},
+       {"write", "No space left", "updates"}},
+      {"EIO reading an update stream (gather)", make_rule(fi::Op::kRead, "updates", 64 * 1024, EIO), partitioned,
+       {"read", "Input/output error", "updates"}},
+      {"EIO writing the vertex state", make_rule(fi::Op::kWrite, "vertices", 0, EIO), partitioned,
+       {"write", "Input/output error", "vertices"}},
+      {"ENOSPC writing the vertex state", make_rule(fi::Op::kWrite, "vertices", 32 * 1024, ENOSPC), partitioned,
+       {"write", "No space left", "vertices"}},
+      {"EIO reading the vertex state", make_rule(fi::Op::kRead, "vertices", 0, EIO), partitioned,
+       {"read", "Input/output error", "vertices"}},
+      {"EIO writing --output (K = 4)", make_rule(fi::Op::kWrite, fg.out(), 1000, EIO), partitioned,
+       {"write output file", "Input/output error", fg.out()}, false},
+      {"ENOSPC writing --output (K = 1)", make_rule(fi::Op::kWrite, fg.out(), 0, ENOSPC), {"-k", "1"},
+       {"write output file", "No space left", fg.out()}, false},
+  };
+  for (const ErrorCase& c : cases) {
+    for (const char* engine : {"uring", "sync"}) {
+      INFO(c.what << " with --io_engine " << engine);
+      ProcessResult r;
+      std::uint64_t injected = 0;
+      {
+        Faults faults({c.rule});
+        r = run_driver_in_process(fg.args(engine, c.extra));
+        injected = fi::injected_count();
+      }
+      INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
+      CHECK(injected > 0);
+      REQUIRE(r.exit_code == kExitError);
+      const auto lines = message_lines(r.err);
+      REQUIRE(lines.size() == 1);
+      CHECK(lines[0].rfind("benchmark_driver: ", 0) == 0);
+      for (const auto& needle : c.needles) CHECK_THAT(lines[0], Catch::Contains(needle));
+      if (c.scratch_file) CHECK_THAT(lines[0], Catch::Contains(fg.work.path().string() + "/edgestream-"));
+      CHECK(r.out.find("CORE::TIME::WALL") == std::string::npos);
+      INFO("work: " << listing(fg.work.path()) << " output dir: " << listing(fg.out_dir.path()));
+      CHECK(fs::is_empty(fg.work.path()));
+      CHECK(fs::is_empty(fg.out_dir.path()));  // no output, no temporary output
+    }
+  }
+}
+
+// ---- corruption of stored chunks ----------------------------------------------------------------
+
+// Flips `mask` into byte `from_end` bytes before the end of the file named `name` below `dir`.
+void flip_byte_in(const fs::path& dir, const std::string& name, std::uint64_t from_end, unsigned char mask) {
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().filename() != name) continue;
+    std::fstream f(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
+    const auto size = static_cast<std::streamoff>(fs::file_size(entry.path()));
+    char c = 0;
+    f.seekg(size - static_cast<std::streamoff>(from_end));
+    f.get(c);
+    f.seekp(size - static_cast<std::streamoff>(from_end));
+    f.put(static_cast<char>(c ^ static_cast<char>(mask)));
+    return;
+  }
+}
+
+TEST_CASE("faults: one flipped byte in a stored edge stream chunk (none, zlib, snappy) is corruption naming the file", "[faults]") {
+  FaultGraph fg;
+  for (const char* codec : {"none", "zlib", "snappy"}) {
+    INFO("--edges_codec " << codec);
+    // When partition 0's edge stream is first read back (superstep 0), flip a byte near its end,
+    // beyond the read-ahead. With none (raw records, no checksum) the byte is the top byte of a
+    // record's source id (records are 12 bytes); with a codec, a byte of the last frame.
+    const bool raw = std::string(codec) == "none";
+    fi::Rule flip = make_rule(fi::Op::kRead, "edges.0", 0, 0);
+    flip.times = 1;
+    const fs::path work = fg.work.path();
+    flip.on_hit = [work, raw] { flip_byte_in(work, "edges.0", raw ? 3 * 12 - 3 : 100, 0x80); };
+    ProcessResult r;
+    std::uint64_t hits = 0;
+    {
+      Faults faults({flip});
+      r = run_driver_in_process(fg.args("sync", {"-k", "4", "--edges_codec", codec}));
+      hits = fi::injected_count();
+    }
+    INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
+    REQUIRE(hits == 1);
+    REQUIRE(r.exit_code == kExitError);
+    const auto lines = message_lines(r.err);
+    REQUIRE(lines.size() == 1);
+    CHECK_THAT(lines[0], Catch::Contains(fg.work.path().string() + "/edgestream-") && Catch::Contains("edges.0") &&
+                             Catch::Contains("byte offset"));
+    CHECK_THAT(lines[0], Catch::Contains(raw ? "damaged scratch data" : "corrupt compressed chunk"));
+    CHECK(fs::is_empty(fg.work.path()));
+    CHECK(fs::is_empty(fg.out_dir.path()));
+  }
+}
+
+// ---- short transfers and EINTR storms: retried, same result -------------------------------------
+
+TEST_CASE("faults: persistent short reads/writes and EINTR storms on every file give the same output", "[faults]") {
+  FaultGraph fg;
+  const std::string input = fg.g();
+  struct Glitch {
+    const char* what;
+    std::vector<fi::Rule> rules;
+  };
+  const std::vector<Glitch> glitches = {
+      {"every read of the input short", {make_rule(fi::Op::kRead, input, 0, 0, 3 * 4096 + 100)}},
+      {"every read of edge streams short", {make_rule(fi::Op::kRead, "edges.", 0, 0, 4096 + 12)}},
+      {"every write of edge streams short", {make_rule(fi::Op::kWrite, "edges.", 0, 0, 2 * 4096 + 1)}},
+      {"every read of update streams short", {make_rule(fi::Op::kRead, "updates", 0, 0, 4096 + 12)}},
+      {"every write of update streams short", {make_rule(fi::Op::kWrite, "updates", 0, 0, 4096 + 12)}},
+      {"every read and write of the vertex state short",
+       {make_rule(fi::Op::kRead, "vertices", 0, 0, 4096 + 1), make_rule(fi::Op::kWrite, "vertices", 0, 0, 4096 + 1)}},
+      // Each request of every file (input, streams, vertex state) is interrupted 49 times before it
+      // goes through; the output (stdio) retries EINTR inside the C library.
+      {"EINTR storm on every read and write",
+       {make_rule(fi::Op::kRead, "", 0, EINTR, 0, 50), make_rule(fi::Op::kWrite, "", 0, EINTR, 0, 50)}},
+  };
+  for (const char* k : {"1", "4"}) {
+    const std::vector<std::string> extra{"-k", k};
+    const std::string clean_path = (fg.graph_dir / ("clean" + std::string(k) + ".txt")).string();
+    {
+      std::vector<std::string> args = fg.args("uring", extra);
+      *std::find(args.begin(), args.end(), fg.out()) = clean_path;
+      const ProcessResult clean = run_driver_in_process(args);
+      REQUIRE(clean.exit_code == kExitOk);
+    }
+    const std::string expected = slurp(clean_path);
+    REQUIRE(std::count(expected.begin(), expected.end(), '\n') == (1 << 14));
+    for (const Glitch& glitch : glitches) {
+      for (const char* engine : {"uring", "sync"}) {
+        INFO(glitch.what << " -k " << k << " --io_engine " << engine);
+        ProcessResult r;
+        std::uint64_t injected = 0;
+        {
+          Faults faults(glitch.rules);
+          r = run_driver_in_process(fg.args(engine, extra));
+          injected = fi::injected_count();
+        }
+        INFO("stderr: " << r.err);
+        REQUIRE(r.exit_code == kExitOk);
+        // At K = 1 there are no streams; only the rules on the input and on every file apply.
+        const bool applies = std::string(k) == "4" || glitch.rules[0].path_contains.empty() ||
+                             glitch.rules[0].path_contains == input;
+        if (applies) CHECK(injected > 0);
+        CHECK(slurp(fg.out()) == expected);
+        CHECK(fs::is_empty(fg.work.path()));
+        fs::remove(fg.out());
+      }
+    }
+  }
+}
+
+TEST_CASE("faults: an EINTR storm that never lets a request through is an error, not a hang", "[faults]") {
+  FaultGraph fg;
+  for (const fi::Op op : {fi::Op::kRead, fi::Op::kWrite}) {
+    ProcessResult r;
+    const auto start = Clock::now();
+    {
+      Faults faults({make_rule(op, "edges.", 0, EINTR)});  // every attempt, forever
+      r = run_driver_in_process(fg.args("sync", {"-k", "4"}));
+    }
+    INFO("stderr: " << r.err);
+    CHECK(Clock::now() - start < std::chrono::seconds(30));
+    REQUIRE(r.exit_code == kExitError);
+    REQUIRE(message_lines(r.err).size() == 1);
+    CHECK_THAT(r.err, Catch::Contains("no progress") && Catch::Contains("edges."));
+    CHECK(fs::is_empty(fg.work.path()));
+    CHECK(fs::is_empty(fg.out_dir.path()));
+  }
+}
+
+// ---- a stop request (SIGINT/SIGTERM's flag) raised at an exact phase ----------------------------
+
+TEST_CASE("faults: a stop request at every phase exits 128+N with no scratch and no output", "[faults]") {
+  FaultGraph fg;
+  const auto input_size = fs::file_size(fg.g());
+  struct Phase {
+    const char* what;
+    fi::Op op;
+    std::string path;
+    std::uint64_t after_bytes;
+    std::vector<std::string> extra;
+  };
+  const std::vector<Phase> phases = {
+      {"split pass (first edge stream write)", fi::Op::kWrite, "edges.", 0, {"-k", "4"}},
+      {"split pass (reading the input)", fi::Op::kRead, fg.g(), 128 * 1024, {"-k", "4"}},
+      {"scatter (reading an edge stream)", fi::Op::kRead, "edges.", 64 * 1024, {"-k", "4"}},
+      {"scatter (spilling updates)", fi::Op::kWrite, "updates", 64 * 1024, {"-k", "4"}},
+      {"gather (reading updates)", fi::Op::kRead, "updates", 0, {"-k", "4"}},
+      {"vertex state written", fi::Op::kWrite, "vertices", 0, {"-k", "4"}},
+      {"scatter in memory (K = 1)", fi::Op::kRead, fg.g(), 64 * 1024, {"-k", "1"}},
+      {"writing --output (K = 4)", fi::Op::kWrite, fg.out(), 1000, {"-k", "4"}},
+      {"writing --output (K = 1)", fi::Op::kWrite, fg.out(), 0, {"-k", "1"}},
+      // With K = 4 the engine reads the input once (split pass); the next read is --verify's.
+      {"verification", fi::Op::kRead, fg.g(), input_size, {"-k", "4", "--verify"}},
+  };
+  const std::string stats = (fg.out_dir / "stats.json").string();
+  for (const Phase& phase : phases) {
+    for (const int sig : {SIGTERM, SIGINT}) {
+      INFO(phase.what << ", signal " << sig);
+      fi::Rule stop = make_rule(phase.op, phase.path, phase.after_bytes, 0);
+      stop.times = 1;
+      stop.on_hit = [sig] { set_cancel_signal_for_testing(sig); };
+      std::vector<std::string> extra = phase.extra;
+      extra.insert(extra.end(), {"--stats_json", stats});
+      ProcessResult r;
+      std::uint64_t hits = 0;
+      {
+        Faults faults({stop});
+        r = run_driver_in_process(fg.args("uring", extra));
+        hits = fi::injected_count();
+      }
+      INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
+      REQUIRE(hits == 1);
+      CHECK(r.exit_code == 128 + sig);
+      CHECK(message_lines(r.err).size() == 1);
+      CHECK_THAT(r.err, Catch::Contains("signal " + std::to_string(sig)));
+      INFO("work: " << listing(fg.work.path()) << " output dir: " << listing(fg.out_dir.path()));
+      CHECK(fs::is_empty(fg.work.path()));
+      CHECK(fs::is_empty(fg.out_dir.path()));  // no output, no .tmp-<pid>, no statistics
+    }
+  }
+}
+
+// ---- concurrency --------------------------------------------------------------------------------
+
+TEST_CASE("faults: concurrent runs on one graph, one work directory and one --output path all succeed", "[faults]") {
+  // Rule (documented in docs/reliability.md): runs never share scratch (a directory per run), and
+  // each writes --output under "<path>.tmp-<pid>" and renames it into place, so runs that name the
+  // same --output all succeed and the file is always one complete result (the last rename wins).
+  TempDir graph_dir;
+  TempDir work;
+  TempDir out_dir;
+  write_graph(graph_dir.path(), "r", random_edges(1 << 13, 100000, 22), 1 << 13);
+  const std::string g = (graph_dir / "r").string();
+  std::string expected;
+  {
+    const ProcessResult ref = run_driver_in_process({"-g", g, "-b", "cc", "-k", "1", "--output", (graph_dir / "ref.txt").string()});
+    REQUIRE(ref.exit_code == kExitOk);
+    expected = slurp(graph_dir / "ref.txt");
+    REQUIRE(std::count(expected.begin(), expected.end(), '\n') == (1 << 13));
+  }
+  const std::string shared_out = (out_dir / "labels.txt").string();
+  const std::vector<std::vector<std::string>> configs = {{"-k", "1"}, {"-k", "1", "--no_edge_cache"}, {"-k", "4"},
+                                                         {"-k", "4", "-p", "1"}};
+  std::vector<pid_t> pids;
+  std::vector<std::unique_ptr<TempDir>> captures;
+  for (const auto& config : configs) {
+    std::vector<std::string> args{"-g", g, "-b", "cc", "--work_dir", work.path().string(), "--output", shared_out, "--verify"};
+    args.insert(args.end(), config.begin(), config.end());
+    captures.push_back(std::make_unique<TempDir>());
+    pids.push_back(spawn_driver(args, captures.back()->path()));
+  }
+  for (std::size_t i = 0; i < pids.size(); ++i) {
+    const int code = wait_exit(pids[i], std::chrono::seconds(120));
+    const std::string out = slurp(captures[i]->path() / "out");
+    INFO("run " << i << " stderr: " << slurp(captures[i]->path() / "err"));
+    CHECK(code == kExitOk);
+    CHECK_THAT(out, Catch::Contains("Verification: PASS"));
+  }
+  CHECK(slurp(shared_out) == expected);
+  INFO("output dir: " << listing(out_dir.path()) << " work: " << listing(work.path()));
+  CHECK(std::distance(fs::directory_iterator(out_dir.path()), fs::directory_iterator()) == 1);
+  CHECK(fs::is_empty(work.path()));
+}
+
+// ---- hostile configurations ---------------------------------------------------------------------
+
+TEST_CASE("faults: hostile option values end with one clear message or a correct run, never a hang", "[faults]") {
+  TempDir dir;
+  write_graph(dir.path(), "g", random_edges(1024, 5000, 23), 1024);
+  const std::string g = (dir / "g").string();
+  struct Hostile {
+    std::vector<std::string> args;
+    int code;
+    std::vector<std::string> needles;
+  };
+  const std::vector<Hostile> cases = {
+      {{"--read_chunk", "0"}, kExitUsage, {"--read_chunk", "got 0"}},
+      {{"--read_chunk", "1"}, kExitUsage, {"--read_chunk", "got 1"}},
+      {{"--read_chunk", "4097"}, kExitUsage, {"--read_chunk", "4097"}},
+      {{"--read_chunk", "1T", "-k", "4"}, kExitUsage, {"--read_chunk", "1099511627776"}},
+      {{"--write_chunk", "0"}, kExitUsage, {"--write_chunk", "got 0"}},
+      {{"--write_chunk", "1T", "-k", "4"}, kExitUsage, {"--write_chunk", "1099511627776"}},
+      {{"--read_chunk", "16E"}, kExitUsage, {"--read_chunk", "'16E'"}},
+      {{"--io_depth", "0"}, kExitUsage, {"--io_depth", "got 0"}},
+      {{"--io_depth", "4294967296"}, kExitUsage, {"--io_depth", "4294967296"}},
+      {{"--io_depth", "1000000", "-k", "4"}, kExitUsage, {"--io_depth", "1000000"}},
+      {{"-p", "0"}, kExitUsage, {"--processors", "got 0"}},
+      {{"-p", "100000"}, kExitUsage, {"--processors", "100000"}},
+      {{"--physical_memory", "0"}, kExitError, {"--physical_memory", "too small"}},
+      {{"--physical_memory", "1"}, kExitError, {"--physical_memory", "too small"}},
+      {{"--physical_memory", "1M", "-k", "32"}, kExitError, {"--physical_memory", "32 partitions", "too small"}},
+      {{"--cpu_cache_size", "0"}, kExitUsage, {"--cpu_cache_size"}},
+      // Accepted and run correctly: K with K^2 > V (adjusted), a huge cache size, more threads
+      // than a partition has vertices, the largest depth.
+      {{"-k", "33", "--verify"}, kExitOk, {}},
+      {{"--cpu_cache_size", "1T", "--verify"}, kExitOk, {}},
+      {{"-p", "1024", "-k", "4", "--verify"}, kExitOk, {}},
+      {{"--io_depth", "256", "-k", "4", "--verify"}, kExitOk, {}},
+  };
+  for (const Hostile& h : cases) {
+    std::vector<std::string> args{"-g", g, "-b", "pagerank", "--work_dir", dir.path().string()};
+    args.insert(args.end(), h.args.begin(), h.args.end());
+    std::string joined;
+    for (const auto& a : h.args) joined += a + " ";
+    const ProcessResult r = run_bounded(args, std::chrono::seconds(60));
+    INFO(joined << "-> exit " << r.exit_code << "\nstderr:\n" << r.err);
+    REQUIRE(r.exit_code >= 0);  // -1 would be a hang (killed), 128+N a crash
+    CHECK(r.exit_code == h.code);
+    const auto lines = message_lines(r.err);
+    if (h.code == kExitOk) {
+      CHECK(lines.empty());
+      CHECK_THAT(r.out, Catch::Contains("Verification: PASS"));
+      continue;
+    }
+    REQUIRE(lines.size() == 1);
+    for (const auto& needle : h.needles) CHECK_THAT(lines[0], Catch::Contains(needle));
+  }
+  // Only the graph is left: no scratch directory.
+  CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 2);
+}
+
+TEST_CASE("faults: degenerate graphs (0 edges, 1 vertex, more threads than vertices) run and verify", "[faults]") {
+  TempDir dir;
+  const auto empty = write_graph(dir.path(), "empty", {}, 16);
+  const auto one = write_graph(dir.path(), "one", {}, 1);
+  const auto loop = write_graph(dir.path(), "loop", {Edge{0, 0, 0.5F}}, 1);
+  const auto two = write_graph(dir.path(), "two", {Edge{0, 1, 0.5F}, Edge{1, 0, 0.25F}}, 4);
+  for (const auto& graph : {empty, one, loop, two}) {
+    for (const char* algorithm : {"pagerank", "bfs", "cc", "scc", "sssp", "mis", "mcst", "triangle_counting",
+                                  "degree_cnt", "spmv", "bc", "checkbip", "pagerank_ddf"}) {
+      for (const std::vector<std::string>& config :
+           {std::vector<std::string>{"-p", "8"}, std::vector<std::string>{"-p", "3", "--no_edge_cache"}}) {
+        std::vector<std::string> args{"-g", graph.string(), "-b", algorithm, "--verify", "--work_dir", dir.path().string()};
+        args.insert(args.end(), config.begin(), config.end());
+        const ProcessResult r = run_bounded(args, std::chrono::seconds(60));
+        INFO(graph.filename().string() << " -b " << algorithm << " " << config[1] << " -> exit " << r.exit_code
+                                       << "\nstderr:\n" << r.err << "\nstdout:\n" << r.out);
+        CHECK(r.exit_code == kExitOk);
+        CHECK_THAT(r.out, Catch::Contains("Verification: PASS"));
+      }
+    }
+  }
+  // Partitioned runs of a tiny graph: K = 2 needs K^2 <= V (two has 4 vertices).
+  const ProcessResult k2 = run_bounded({"-g", two.string(), "-b", "pagerank", "-k", "2", "-p", "16", "--verify",
+                                        "--work_dir", dir.path().string()});
+  INFO(k2.err);
+  CHECK(k2.exit_code == kExitOk);
+  CHECK_THAT(k2.out, Catch::Contains("Verification: PASS"));
+}
+
+TEST_CASE("faults: malformed graph files are reported, for every algorithm, without a hang", "[faults]") {
+  TempDir dir;
+  write_graph(dir.path(), "g", random_edges(64, 200, 24), 64);
+  // .ini edge count wrong (X-Stream's scc looped forever), partial record, id >= vertices.
+  std::ofstream(dir / "wrong.ini") << "[graph]\nname=g\ntype=1\nvertices=64\nedges=100\n";
+  std::ofstream(dir / "small.ini") << "[graph]\nname=g\ntype=1\nvertices=8\nedges=200\n";
+  fs::copy_file(dir / "g", dir / "partial");
+  std::ofstream(dir / "partial", std::ios::app | std::ios::binary) << "abcde";
+  std::ofstream(dir / "partial.ini") << "[graph]\nname=partial\ntype=1\nvertices=64\nedges=200\n";
+  struct Bad {
+    std::string graph;
+    std::vector<std::string> needles;
+  };
+  const std::vector<Bad> bads = {{"wrong", {"wrong.ini", "100", "200"}},
+                                 {"partial", {"partial", "5"}},
+                                 {"small", {"record", "vertices"}}};
+  for (const Bad& bad : bads) {
+    for (const char* algorithm : {"scc", "pagerank", "cc", "sssp", "mcst", "triangle_counting"}) {
+      for (const char* k : {"1", "2"}) {
+        const ProcessResult r = run_bounded({"-g", (dir / bad.graph).string(), "-b", algorithm, "-k", k, "--work_dir",
+                                             dir.path().string()},
+                                            std::chrono::seconds(60));
+        INFO(bad.graph << " -b " << algorithm << " -k " << k << " -> exit " << r.exit_code << "\nstderr:\n" << r.err);
+        CHECK(r.exit_code == kExitError);
+        const auto lines = message_lines(r.err);
+        REQUIRE(lines.size() == 1);
+        for (const auto& needle : bad.needles) CHECK_THAT(lines[0], Catch::Contains(needle));
+      }
+    }
+  }
+}
+
+// ---- progress guarantee: a request the device never completes ----------------------------------
+
+TEST_CASE("faults: an io_uring request that never completes is an error after the timeout, not a hang", "[faults]") {
+  if (!uring_available()) {
+    WARN("SKIP: io_uring is unavailable here; the synchronous engine has no ring to time out");
+    return;
+  }
+  TempDir dir;
+  const auto fifo = dir / "stalled";
+  // A FIFO nobody writes to: a read request on it is never completed by the kernel (a hung device).
+  REQUIRE(mkfifo(fifo.c_str(), 0644) == 0);
+  {
+    auto queue = std::make_unique<UringQueue>();
+    REQUIRE(queue->init(4, std::chrono::milliseconds(200)).is_ok());
+    const int fd = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);  // O_RDWR: open does not wait for a writer
+    REQUIRE(fd >= 0);
+    std::vector<char> buffer(4096);
+    REQUIRE(queue->submit_read(fd, buffer.data(), buffer.size(), 0, 7).is_ok());
+    const auto start = Clock::now();
+    auto completion = queue->wait();
+    const auto waited = Clock::now() - start;
+    REQUIRE_FALSE(completion.has_value());
+    CHECK(completion.status().code() == StatusCode::kIoError);
+    CHECK_THAT(completion.status().message(), Catch::Contains("no I/O completion within 200 ms"));
+    CHECK(waited >= std::chrono::milliseconds(150));
+    CHECK(waited < std::chrono::seconds(5));
+    const auto destroy_start = Clock::now();
+    queue.reset();  // cancels the stalled request; must not wait for it
+    CHECK(Clock::now() - destroy_start < std::chrono::seconds(3));
+    ::close(fd);
+  }
+  {
+    // Through SequentialReader: the error names the file and the offset.
+    auto file = File::open(fifo, OpenMode::kReadWrite, /*direct=*/false);
+    REQUIRE(file);
+    IoOptions io;
+    io.read_chunk = 4096;
+    io.depth = 2;
+    io.direct = false;
+    io.completion_timeout = std::chrono::milliseconds(200);
+    const auto start = Clock::now();
+    auto reader = SequentialReader::open(*file, 0, 3 * 4096, io, nullptr);
+    REQUIRE(reader);
+    auto chunk = (*reader)->next();
+    REQUIRE_FALSE(chunk.has_value());
+    CHECK_THAT(chunk.status().message(), Catch::Contains("read " + fifo.string() + " at offset 0") &&
+                                             Catch::Contains("no I/O completion"));
+    reader->reset();
+    CHECK(Clock::now() - start < std::chrono::seconds(10));
+  }
+  {
+    // SequentialWriter: a FIFO whose buffer fills and is never drained.
+    auto file = File::open(fifo, OpenMode::kReadWrite, /*direct=*/false);
+    REQUIRE(file);
+    // Fill the pipe's buffer first (nobody reads it), so no write request can ever complete.
+    const int filler = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    REQUIRE(filler >= 0);
+    const std::vector<char> block(4096, 'x');
+    while (::write(filler, block.data(), block.size()) > 0) {
+    }
+    IoOptions io;
+    io.write_chunk = 64 * 1024;
+    io.depth = 2;
+    io.direct = false;
+    io.completion_timeout = std::chrono::milliseconds(200);
+    auto writer = SequentialWriter::open(*file, io, nullptr);
+    REQUIRE(writer);
+    const auto start = Clock::now();
+    const std::vector<std::byte> data(4 * io.write_chunk, std::byte{1});
+    Status status = (*writer)->append(data);
+    const Status finished = (*writer)->finish();
+    if (status.is_ok()) status = finished;
+    INFO(status.message());
+    CHECK(status.code() == StatusCode::kIoError);
+    CHECK_THAT(status.message(), Catch::Contains("write " + fifo.string()) && Catch::Contains("no I/O completion"));
+    writer->reset();
+    CHECK(Clock::now() - start < std::chrono::seconds(10));
+    ::close(filler);
+  }
+}
+
+}  // namespace
+}  // namespace edgestream::test
