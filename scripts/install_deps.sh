@@ -3,7 +3,10 @@
 # already present are not downloaded again; needs root (or sudo) for apt-get.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config liburing-dev zlib1g-dev libsnappy-dev
-          libboost-program-options-dev catch2 fio)
+          libboost-program-options-dev catch2 fio
+          python3 python3-matplotlib)  # storage: benchmarks/sweep and its tests; plot_sweep's plots
+# openssh-server and sshfs (the loopback network-filesystem volume) are installed by
+# scripts/volumes.sh setup only when that volume is set up.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
