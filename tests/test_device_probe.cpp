@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,6 +77,28 @@ TEST_CASE("device_probe: a preset it writes is accepted by benchmark_driver --co
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("Verification: PASS") != std::string::npos);
+}
+
+TEST_CASE("presets: every configs/*.cfg is accepted by benchmark_driver and takes effect", "[device_probe]") {
+  test::TempDir dir;
+  const auto ini = test::write_graph(dir.path(), "g", test::random_edges(300, 3000, 11), 300);
+  int presets = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(EDGESTREAM_SOURCE_DIR) / "configs")) {
+    if (entry.path().extension() != ".cfg") continue;
+    ++presets;
+    const std::string cfg = test::slurp(entry.path());
+    const auto r = test::run_tool("benchmark_driver", {"-g", ini.string(), "-b", "pagerank", "-k", "2", "--config",
+                                                       entry.path().string(), "--work_dir", dir.path().string(), "--verify"});
+    INFO(entry.path().string() << "\n" << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("Verification: PASS") != std::string::npos);
+    // The preset's io_depth reaches the engine (chunks may shrink under the budget, the depth does not).
+    const auto pos = cfg.find("io_depth = ");
+    REQUIRE(pos != std::string::npos);
+    const std::string depth = cfg.substr(pos + 11, cfg.find('\n', pos) - pos - 11);
+    CHECK(test::stat_value(r.out, "CORE::CONFIG::IO_DEPTH") == depth);
+  }
+  CHECK(presets >= 4);
 }
 
 TEST_CASE("device_probe: bad directory, bad sizes and bad depths fail with a message", "[device_probe]") {
