@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
   }
   ProbeOptions opts;
   opts.dir = vm["dir"].as<std::string>();
-  if (!parse_list<std::uint64_t>("--sizes", vm["sizes"].as<std::string>(), parse_size, opts.request_sizes) ||
-      !parse_list<unsigned>("--depths", vm["depths"].as<std::string>(), parse_count, opts.depths)) {
+  if (!parse_list<std::uint64_t>("sizes", vm["sizes"].as<std::string>(), parse_size, opts.request_sizes) ||
+      !parse_list<unsigned>("depths", vm["depths"].as<std::string>(), parse_count, opts.depths)) {
     return 2;
   }
   const std::string ops = vm["ops"].as<std::string>();
@@ -83,8 +83,8 @@ int main(int argc, char** argv) {
     std::cerr << "device_probe: --ops must name read and/or write, got " << ops << "\n";
     return 2;
   }
-  auto file_size = parse_size("--file_size", vm["file_size"].as<std::string>());
-  auto inflight = parse_size("--max_inflight", vm["max_inflight"].as<std::string>());
+  auto file_size = parse_size("file_size", vm["file_size"].as<std::string>());
+  auto inflight = parse_size("max_inflight", vm["max_inflight"].as<std::string>());
   if (!file_size || !inflight) {
     std::cerr << "device_probe: " << (!file_size ? file_size.status() : inflight.status()).message() << "\n";
     return 2;
