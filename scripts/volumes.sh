@@ -9,6 +9,8 @@
 #   scripts/volumes.sh status                     what exists; also machine-readable KEY=VALUE lines
 #   scripts/volumes.sh throttle READ_MBPS WRITE_MBPS   change the loop volume's limits (0 = none)
 #   scripts/volumes.sh exec -- CMD [ARGS...]      run CMD inside the throttle cgroup
+#   ES_CGROUP_NAME=edgestream-throttled-X scripts/volumes.sh throttle|exec|remove-group ...
+#                                                 a private throttle group on the same volume
 #
 # The throttle applies only to I/O issued by processes in the cgroup (and, with cgroup v1, only to
 # direct I/O and reads: buffered writes are flushed later by kernel threads outside the cgroup), so
@@ -29,7 +31,9 @@ ROOT="${ES_VOL_ROOT:-/work/vol}"
 IMG="$ROOT/loop.img"
 LOOP_MNT="$ROOT/throttled"
 LOOP_DEV_FILE="$ROOT/loop.dev"
-CGROUP_NAME="edgestream-throttled"
+# ES_CGROUP_NAME picks another throttle group on the same loop volume (tests use a private one so
+# that they do not change the limits of a sweep running at the same time).
+CGROUP_NAME="${ES_CGROUP_NAME:-edgestream-throttled}"
 BLKIO="/sys/fs/cgroup/blkio"
 CGROUP="$BLKIO/$CGROUP_NAME"
 SSH_DIR="$ROOT/ssh"
@@ -81,7 +85,7 @@ apply_throttle() {  # apply_throttle DEV READ_MBPS WRITE_MBPS
   # Writing 0 removes a limit; write both every time so the file reflects the requested rates.
   echo "$majmin $((r * 1000000))" >"$CGROUP/blkio.throttle.read_bps_device"
   echo "$majmin $((w * 1000000))" >"$CGROUP/blkio.throttle.write_bps_device"
-  echo "$r $w" >"$ROOT/throttle.rates"
+  echo "$r $w" >"$ROOT/throttle.rates.$CGROUP_NAME"
   say "throttle on $dev ($majmin): read ${r} MB/s, write ${w} MB/s (0 = unlimited) for processes in $CGROUP"
 }
 
@@ -190,6 +194,14 @@ EOF
   say "sshfs volume: $SSHFS_MNT (= $EXPORT over ssh to 127.0.0.1:$PORT)"
 }
 
+remove_group() {
+  local group=$1
+  [ -d "$group" ] || return 0
+  # A cgroup can only be removed once empty: move stragglers back to the root group.
+  while read -r pid; do echo "$pid" >"$BLKIO/cgroup.procs" 2>/dev/null || true; done <"$group/cgroup.procs"
+  rmdir "$group" 2>/dev/null || say "could not remove $group (processes still inside?)"
+}
+
 teardown() {
   if is_mounted "$SSHFS_MNT"; then
     fusermount3 -u "$SSHFS_MNT" 2>/dev/null || fusermount -u "$SSHFS_MNT" 2>/dev/null || umount -l "$SSHFS_MNT"
@@ -198,12 +210,9 @@ teardown() {
   if is_mounted "$LOOP_MNT"; then umount "$LOOP_MNT" || umount -l "$LOOP_MNT"; fi
   local dev
   if dev=$(loop_device); then losetup -d "$dev"; fi
-  if [ -d "$CGROUP" ]; then
-    # A cgroup can only be removed once empty: move stragglers back to the root group.
-    while read -r pid; do echo "$pid" >"$BLKIO/cgroup.procs" 2>/dev/null || true; done <"$CGROUP/cgroup.procs"
-    rmdir "$CGROUP" 2>/dev/null || say "could not remove $CGROUP (processes still inside?)"
-  fi
-  rm -rf "$IMG" "$LOOP_DEV_FILE" "$LOOP_MNT" "$SSH_DIR" "$EXPORT" "$SSHFS_MNT" "$ROOT/throttle.rates"
+  remove_group "$CGROUP"
+  for g in "$BLKIO"/edgestream-throttled*; do [ -d "$g" ] && remove_group "$g"; done
+  rm -rf "$IMG" "$LOOP_DEV_FILE" "$LOOP_MNT" "$SSH_DIR" "$EXPORT" "$SSHFS_MNT" "$ROOT"/throttle.rates.*
   rmdir "$ROOT" 2>/dev/null || true
   say "torn down"
 }
@@ -211,7 +220,7 @@ teardown() {
 status() {
   local dev="" rates=""
   dev=$(loop_device 2>/dev/null) || dev=""
-  [ -f "$ROOT/throttle.rates" ] && rates=$(cat "$ROOT/throttle.rates")
+  [ -f "$ROOT/throttle.rates.$CGROUP_NAME" ] && rates=$(cat "$ROOT/throttle.rates.$CGROUP_NAME")
   if [ -n "$dev" ] && is_mounted "$LOOP_MNT"; then
     echo "LOOP_DIR=$LOOP_MNT"
     echo "LOOP_DEV=$dev"
@@ -243,6 +252,12 @@ case "$cmd" in
     ;;
   teardown) need_root teardown; teardown ;;
   status) status ;;
+  remove-group)
+    need_root remove-group
+    [ "$CGROUP_NAME" != "edgestream-throttled" ] || { say "remove-group is for ES_CGROUP_NAME groups (teardown removes the default)"; exit 2; }
+    remove_group "$CGROUP"
+    rm -f "$ROOT/throttle.rates.$CGROUP_NAME"
+    ;;
   throttle)
     need_root throttle
     [ $# -eq 3 ] || { say "throttle READ_MBPS WRITE_MBPS"; exit 2; }
@@ -261,7 +276,7 @@ case "$cmd" in
     exec "$@"
     ;;
   *)
-    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
     exit 2
     ;;
 esac
