@@ -33,6 +33,7 @@ FAKE_DRIVER = textwrap.dedent("""\
     # A stand-in for benchmark_driver: logs its arguments, fails for the codec named in FAKE_FAIL_CODEC,
     # sleeps for FAKE_SLEEP seconds, and writes a --stats_json whose wall time depends on the read chunk.
     echo "$*" >> "$FAKE_LOG"
+    [ -n "${FAKE_CGROUP_LOG:-}" ] && grep memory /proc/self/cgroup >> "$FAKE_CGROUP_LOG"
     while [ $# -gt 0 ]; do
       case "$1" in
         --edges_codec) codec=$2 ;;
@@ -261,6 +262,41 @@ class EndToEnd(unittest.TestCase):
                                      "--graph", "g"]), 2)
         self.assertEqual(sweep.main(["--out", self.out, "--driver", "/nonexistent/driver", "--volume",
                                      "v=" + self.vol, "--graph", "g"]), 2)
+
+    def test_block_mem_wraps_each_run(self):
+        block = os.path.join(self.dir.name, "fake_block_mem")
+        marks = os.path.join(self.dir.name, "block.log")
+        with open(block, "w") as f:
+            f.write("#!/bin/sh\n"
+                    "echo \"start $*\" >> %s\n"
+                    "trap 'echo released >> %s; exit 0' TERM\n"
+                    "echo 'block_mem: holding; kill -TERM releases it'\n"
+                    "while :; do sleep 0.05; done\n" % (marks, marks))
+        os.chmod(block, 0o755)
+        self.assertEqual(self.run_sweep("--block-mem", "3G", "--block-mem-binary", block, reps="1", codecs="none",
+                                        chunks="1M"), 0)
+        with open(marks) as f:
+            self.assertEqual(f.read().split("\n")[:2], ["start --leave 3G", "released"])
+        self.assertEqual(self.read_csv()[0]["runs"], "1")
+        # A missing block_mem is a recorded failure, not a crash.
+        self.assertEqual(self.run_sweep("--block-mem", "3G", "--block-mem-binary", "/nonexistent/block_mem", reps="1",
+                                        codecs="snappy", chunks="1M"), 0)
+        row = [r for r in self.read_csv() if r["edges_codec"] == "snappy"][0]
+        self.assertEqual(row["failures"], "1")
+        self.assertIn("block_mem not found", row["failure_reasons"])
+
+    @unittest.skipUnless(os.geteuid() == 0 and os.path.exists("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+                         "SKIP: --mem-cap needs root and the cgroup-v1 memory controller")
+    def test_mem_cap_runs_the_driver_in_a_memory_group(self):
+        os.environ["FAKE_CGROUP_LOG"] = os.path.join(self.dir.name, "cgroup.log")
+        try:
+            self.assertEqual(self.run_sweep("--mem-cap", "768M", reps="1", codecs="none", chunks="1M"), 0)
+        finally:
+            del os.environ["FAKE_CGROUP_LOG"]
+        with open(os.path.join(self.dir.name, "cgroup.log")) as f:
+            self.assertIn("/edgestream-sweep", f.read())
+        with open("/sys/fs/cgroup/memory/edgestream-sweep/memory.limit_in_bytes") as f:
+            self.assertEqual(int(f.read()), 768 << 20)
 
     def test_plot_smoke(self):
         self.assertEqual(self.run_sweep(), 0)
