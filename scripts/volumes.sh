@@ -183,13 +183,17 @@ EOF
     fi
     for _ in 1 2 3 4 5 6 7 8 9 10; do sshd_running && break; sleep 0.2; done
   fi
-  if ! is_mounted "$SSHFS_MNT"; then
-    if ! sshfs "$(id -un)@127.0.0.1:$EXPORT" "$SSHFS_MNT" -p "$PORT" \
+  local attempt
+  for attempt in 1 2 3; do  # a freshly started sshd may not accept connections at once
+    is_mounted "$SSHFS_MNT" && break
+    sshfs "$(id -un)@127.0.0.1:$EXPORT" "$SSHFS_MNT" -p "$PORT" \
         -o IdentityFile="$SSH_DIR/client_key" -o StrictHostKeyChecking=no \
-        -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o reconnect 2>"$SSH_DIR/sshfs.err"; then
-      skip "sshfs mount refused: $(cat "$SSH_DIR/sshfs.err")"
-      return 0
-    fi
+        -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o reconnect 2>"$SSH_DIR/sshfs.err" && break
+    sleep "$attempt"
+  done
+  if ! is_mounted "$SSHFS_MNT"; then
+    skip "sshfs mount refused: $(cat "$SSH_DIR/sshfs.err")"
+    return 0
   fi
   say "sshfs volume: $SSHFS_MNT (= $EXPORT over ssh to 127.0.0.1:$PORT)"
 }
