@@ -5,7 +5,10 @@ set -euo pipefail
 # clang + libclang-rt-14-dev: libFuzzer (libclang_rt.fuzzer*.a ships in libclang-rt-14-dev on
 # Debian 12) and the clang ASan/UBSan runtime for scripts/fuzz.sh and scripts/sanitize.sh.
 packages=(build-essential cmake ninja-build pkg-config liburing-dev zlib1g-dev libsnappy-dev
-          libboost-program-options-dev catch2 fio clang libclang-rt-14-dev)
+          libboost-program-options-dev catch2 fio clang libclang-rt-14-dev
+          python3 python3-matplotlib)  # storage: benchmarks/sweep and its tests; plot_sweep's plots
+# openssh-server and sshfs (the loopback network-filesystem volume) are installed by
+# scripts/volumes.sh setup only when that volume is set up.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -84,6 +84,10 @@ std::string slurp(const std::filesystem::path& p) {
 }
 
 ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args) {
+  return run_program(tool_path(name), args);
+}
+
+ProcessResult run_program(const std::string& path, const std::vector<std::string>& args) {
   TempDir capture;
   const std::string out_path = (capture / "out").string();
   const std::string err_path = (capture / "err").string();
@@ -92,7 +96,6 @@ ProcessResult run_tool(const std::string& name, const std::vector<std::string>& 
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  const std::string path = tool_path(name);
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(path.c_str()));
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));

@@ -65,6 +65,8 @@ struct ProcessResult {
 std::string tool_path(const std::string& name);
 /// Runs a built tool with `args` (no shell), capturing stdout and stderr.
 ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args);
+/// Runs the program at `path` (no shell, no PATH search) with `args`, capturing stdout and stderr.
+ProcessResult run_program(const std::string& path, const std::vector<std::string>& args);
 /// Runs edgestream::driver_main in this process (so fault injection applies).
 ProcessResult run_driver_in_process(const std::vector<std::string>& args);
 
