@@ -57,7 +57,8 @@ LineReader::LineReader(LineReader&& other) noexcept
       eof_(other.eof_),
       long_line_(std::move(other.long_line_)),
       line_number_(other.line_number_),
-      bytes_(other.bytes_) {
+      bytes_(other.bytes_),
+      pending_error_(std::move(other.pending_error_)) {
   other.gz_ = nullptr;
 }
 
@@ -73,17 +74,21 @@ std::uint64_t LineReader::raw_offset() const {
 Status LineReader::fill() {
   begin_ = 0;
   end_ = 0;
+  if (!pending_error_.empty()) {
+    return bad_input("reading " + path_ + " after line " + std::to_string(line_number_) + " (uncompressed byte " +
+                     std::to_string(bytes_) + "): " + pending_error_);
+  }
   const int n = gzread(gz_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
   int err = Z_OK;
   const char* message = gzerror(gz_, &err);
   if (n < 0 || (err != Z_OK && err != Z_STREAM_END)) {
     // gzread reports a gzip stream cut short as end of input with Z_BUF_ERROR set: the GAPBS #26
-    // silent truncation. Everything but a clean end is an error here.
-    const std::string what = err == Z_ERRNO ? std::string(std::strerror(errno))
-                             : err == Z_BUF_ERROR ? "unexpected end of the gzip stream (truncated file?)"
-                                                  : std::string(message != nullptr ? message : "zlib error");
-    return bad_input("reading " + path_ + " after line " + std::to_string(line_number_) + " (uncompressed byte " +
-                     std::to_string(bytes_) + "): " + what);
+    // silent truncation. Everything but a clean end is an error here; bytes decoded before it are
+    // delivered first so that the message names the line reached.
+    pending_error_ = err == Z_ERRNO       ? std::string(std::strerror(errno))
+                     : err == Z_BUF_ERROR ? "unexpected end of the gzip stream (truncated file?)"
+                                          : std::string(message != nullptr ? message : "zlib error");
+    if (n <= 0) return fill();
   }
   if (n == 0) {
     eof_ = true;

@@ -57,6 +57,7 @@ class LineReader {
   std::string long_line_;  // assembly area for a line that spans buffer refills
   std::uint64_t line_number_ = 0;
   std::uint64_t bytes_ = 0;
+  std::string pending_error_;  // an error found after some bytes were decoded, reported at the next fill()
 };
 
 }  // namespace edgestream

@@ -40,11 +40,6 @@ std::string shown(std::string_view line) { return make_malformed(0, line, "").co
 Status fatal(std::uint64_t line_number, std::string_view line, const std::string& what) {
   return bad_input("line " + std::to_string(line_number) + ": " + what + ": '" + shown(line) + "'");
 }
-
-bool is_blank_line(std::string_view line) {
-  return std::all_of(line.begin(), line.end(), [](char c) { return is_blank(c); });
-}
-
 }  // namespace
 
 bool is_matrix_market_banner(std::string_view first_line) {

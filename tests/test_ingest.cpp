@@ -323,7 +323,7 @@ TEST_CASE("ingest: compaction mapping is correct (sorted order of original ids)"
     text += std::to_string(u) + " " + std::to_string(v) + "\n";
   }
   write_text(dir / "g.txt", text);
-  for (const std::uint64_t memory : {std::uint64_t{1} << 30, std::uint64_t{4096}}) {
+  for (const std::uint64_t memory : {std::uint64_t{1} << 30, std::uint64_t{64} << 10}) {
     auto o = options_for(dir / "g.txt", dir / ("g" + std::to_string(memory)));
     o.compact = true;
     o.memory_bytes = memory;
@@ -353,6 +353,23 @@ TEST_CASE("ingest: compaction mapping is correct (sorted order of original ids)"
                      mapping[edges[i].src] == original[i].first && mapping[edges[i].dst] == original[i].second;
     }
     CHECK(all_map_back);
+
+    // With duplicate removal (the external sort at the small budget) the edges map back to the
+    // distinct original pairs, in sorted order.
+    o.output = dir / ("d" + std::to_string(memory));
+    o.remove_duplicates = true;
+    const auto d = ingest_ok(o);
+    CHECK(d.vertices == distinct.size());
+    if (memory < (1 << 20)) CHECK(d.sort_runs > 1);
+    std::set<std::pair<std::uint32_t, std::uint32_t>> expected_pairs(original.begin(), original.end());
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
+    bool in_range = true;
+    for (const Edge& e : read_edges(d.ini_path)) {
+      in_range = in_range && e.src < mapping.size() && e.dst < mapping.size();
+      if (in_range) got.emplace_back(mapping[e.src], mapping[e.dst]);
+    }
+    CHECK(in_range);
+    CHECK(got == std::vector<std::pair<std::uint32_t, std::uint32_t>>(expected_pairs.begin(), expected_pairs.end()));
   }
 }
 

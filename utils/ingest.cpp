@@ -325,6 +325,7 @@ Expected<IngestSummary> Pipeline::run() {
   }
   ES_RETURN_IF_ERROR(parse_input());
   if (!stage_open_) ES_RETURN_IF_ERROR(open_stage());  // no edges: still an (empty) graph
+  if (ids_) ids_->normalise();  // sorted and unique before any rank() lookup
   if (sorter_) {
     ES_RETURN_IF_ERROR(sorter_->finish([&](const Edge& e) -> Status {
       if (last_ && last_->src == e.src && last_->dst == e.dst) {
@@ -351,7 +352,6 @@ Expected<IngestSummary> Pipeline::run() {
   ES_RETURN_IF_ERROR(out_->close());
   if (cancel_requested()) return cancelled();
   if (ids_) {
-    ids_->normalise();
     s_.vertices = ids_->sorted().size();
   } else {
     s_.vertices = std::max(max_id_plus_one_, declared_vertices_);
