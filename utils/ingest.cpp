@@ -133,6 +133,7 @@ class Pipeline {
   std::uint64_t edge_index_ = 0;
   std::optional<Edge> last_;  // dedupe: previous edge in sorted order
   std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
+  bool progress_shown_ = false;
 };
 
 Status Pipeline::malformed(std::uint64_t line_number, std::string_view line, const char* reason) {
@@ -152,8 +153,9 @@ Status Pipeline::malformed(std::uint64_t line_number, std::string_view line, con
 void Pipeline::progress(const LineReader& reader, bool force) {
   if (!o_.on_progress) return;
   const auto now = std::chrono::steady_clock::now();
-  if (!force && now - last_progress_ < std::chrono::seconds(1)) return;
+  if (force ? !progress_shown_ : now - last_progress_ < std::chrono::seconds(1)) return;  // small inputs: none
   last_progress_ = now;
+  progress_shown_ = true;
   char text[256];
   const double mib = static_cast<double>(reader.bytes_read()) / (1 << 20);
   if (reader.file_size() > 0) {

@@ -155,12 +155,21 @@ int main(int argc, char** argv) {
                  static_cast<unsigned long long>(m.line), m.reason, m.content.c_str());
   };
   const bool show_progress = !no_progress && (progress || ::isatty(STDERR_FILENO) != 0);
-  if (show_progress) {
-    o.on_progress = [](const std::string& text) { std::fprintf(stderr, "\r%s\x1b[K", text.c_str()); };
-  }
   const auto start = std::chrono::steady_clock::now();
+  bool progress_shown = false;
+  if (show_progress) {
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    o.on_progress = [&progress_shown, tty](const std::string& text) {
+      if (tty) {
+        std::fprintf(stderr, "\r%s\x1b[K", text.c_str());  // one line, updated in place
+        progress_shown = true;
+      } else {
+        std::fprintf(stderr, "%s\n", text.c_str());  // a log: one line per report
+      }
+    };
+  }
   auto summary = ingest_graph(o);
-  if (show_progress) std::fprintf(stderr, "\n");
+  if (progress_shown) std::fprintf(stderr, "\n");
   if (!summary) return fail(summary.status());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const IngestSummary& s = *summary;
