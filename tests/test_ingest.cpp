@@ -5,6 +5,8 @@
 // cleanup, the text round trip, the real graphs' stated counts, and the engine accepting the output.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -274,6 +276,24 @@ TEST_CASE("ingest: .gz input, truncated .gz is an error, nothing written", "[ing
   CHECK(p.exit_code == 1);
   CHECK(p.err.find("truncated") != std::string::npos);
   CHECK(cut_dir.entries() == std::vector<std::string>{"cut.txt.gz"});
+}
+
+TEST_CASE("ingest: '-' reads standard input (gzip detected from the bytes)", "[ingest]") {
+  TempDir dir;
+  write_gz(dir / "in.gz", "# c\n0 3\n3 1\n");
+  const int saved = ::dup(STDIN_FILENO);
+  REQUIRE(saved >= 0);
+  const int fd = ::open((dir / "in.gz").c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  REQUIRE(::dup2(fd, STDIN_FILENO) == STDIN_FILENO);
+  ::close(fd);
+  auto o = options_for("-", dir / "g");
+  const auto s = ingest_graph(o);
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  REQUIRE(s.has_value());
+  CHECK(s->vertices == 4);
+  CHECK(same_edges(read_edges(dir / "g.ini"), {{0, 3, 1}, {3, 1, 1}}));
 }
 
 TEST_CASE("ingest: malformed lines reported and counted, --strict stops at the first", "[ingest]") {
