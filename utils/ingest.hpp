@@ -69,8 +69,8 @@ struct IngestSummary {
 /// Runs the pipeline. Errors: kInvalidArgument (options), kNotFound (input), kBadInput (a fatal
 /// syntax error, the first malformed line with `strict`, a truncated .gz, ids >= 2^32), kIoError /
 /// kNoSpace, kResourceExhausted (compact with more distinct ids than memory_bytes/2 can index),
-/// kCancelled. On error nothing is left at `output`, `output.ini` or `output.ids` that was not there
-/// before... except that existing files at those names are only replaced on success.
+/// kCancelled. On error no partial or scratch file is left, and existing files at `output`,
+/// `output.ini` and `output.ids` are untouched (they are only replaced, by rename, on success).
 Expected<IngestSummary> ingest_graph(const IngestOptions& options);
 
 /// The comment ingest recognises as a vertex count declaration (export_text writes it).
