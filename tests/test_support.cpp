@@ -7,7 +7,6 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <atomic>
 #include <fstream>
@@ -17,6 +16,7 @@
 #include <stdexcept>
 
 #include "benchmarks/driver.hpp"
+#include "utils/ingest.hpp"
 
 extern char** environ;
 
@@ -189,23 +189,17 @@ std::filesystem::path real_graph(const std::string& file) {
   static TempDir dir;
   std::lock_guard lock(mutex);
   if (auto it = cache.find(file); it != cache.end()) return it->second;
-  const std::filesystem::path source = real_data_dir() / file;
-  gzFile gz = gzopen(source.string().c_str(), "rb");
-  if (gz == nullptr) throw std::runtime_error("cannot open " + source.string());
-  std::vector<Edge> edges;
-  std::uint64_t max_id = 0;
-  char line[4096];
-  while (gzgets(gz, line, sizeof line) != nullptr) {
-    if (line[0] == '#' || line[0] == '%' || line[0] == '\n') continue;
-    char* end = nullptr;
-    const unsigned long long u = std::strtoull(line, &end, 10);
-    const unsigned long long v = std::strtoull(end, nullptr, 10);
-    edges.push_back(Edge{static_cast<VertexId>(u), static_cast<VertexId>(v), 1.0F});
-    max_id = std::max<std::uint64_t>(max_id, std::max(u, v));
-  }
-  gzclose(gz);
-  std::string name = file.substr(0, file.find('.'));
-  const auto ini = write_graph(dir.path(), name, edges, max_id + 1, EdgeFileType::kUnweighted);
+  // The library's ingest code (one parser for the tool and the tests): type 2, ids kept, so
+  // vertices = max id + 1; any malformed line is an error here (strict).
+  IngestOptions options;
+  options.input = (real_data_dir() / file).string();
+  options.output = dir.path() / file.substr(0, file.find('.'));
+  options.format = InputFormat::kSnap;
+  options.type = EdgeFileType::kUnweighted;
+  options.strict = true;
+  const auto summary = ingest_graph(options);
+  if (!summary) throw std::runtime_error("real_graph(" + file + "): " + summary.status().to_string());
+  const auto ini = summary->ini_path;
   cache[file] = ini;
   return ini;
 }

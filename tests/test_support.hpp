@@ -98,7 +98,8 @@ std::string stat_value(const std::string& out, const std::string& key);
 
 /// ../shared/data/real relative to the source tree.
 std::filesystem::path real_data_dir();
-/// Converts shared/data/real/<file> (gzip text "src dst" lines, '#' comments) into a type 2 graph
+/// Converts shared/data/real/<file> (gzip text "src dst" lines, # comments) with the library ingest
+/// code (ingest_graph: strict, ids kept) into a type 2 graph
 /// in a process-wide cache directory and returns its .ini path. vertices = max id + 1.
 std::filesystem::path real_graph(const std::string& file);
 

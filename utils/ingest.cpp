@@ -1,0 +1,393 @@
+// The ingest pipeline (see ingest.hpp): parse -> transform (self-loops, symmetrise, weights) ->
+// [external sort + dedupe] or [spill] -> [relabel] -> output, then rename and write the .ini.
+#include "utils/ingest.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "core/cancellation.hpp"
+#include "core/scratch_directory.hpp"
+#include "io/line_reader.hpp"
+#include "io/matrix_market.hpp"
+#include "utils/edge_record_file.hpp"
+#include "utils/external_edge_sort.hpp"
+
+namespace edgestream {
+namespace {
+
+Status cancelled() { return {StatusCode::kCancelled, "interrupted by a signal; no graph was written"}; }
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// Uniform in [0,1), from the seed and the index of the edge line: identical for both directions of a
+// symmetrised edge and independent of the memory budget.
+float random_weight(std::uint64_t seed, std::uint64_t index) {
+  return static_cast<float>(splitmix64(splitmix64(seed) ^ index) >> 40) * 0x1.0p-24F;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A file that is removed when this goes out of scope unless committed.
+class PendingFile {
+ public:
+  explicit PendingFile(std::filesystem::path path) : path_(std::move(path)) {}
+  ~PendingFile() {
+    if (!committed_) {
+      std::error_code ec;
+      std::filesystem::remove(path_, ec);
+    }
+  }
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  Status commit_as(const std::filesystem::path& final_path) {
+    std::error_code ec;
+    std::filesystem::rename(path_, final_path, ec);
+    if (ec) return errno_status(ec.value(), "rename to " + final_path.string(), path_.string());
+    committed_ = true;
+    return Status::ok();
+  }
+
+ private:
+  std::filesystem::path path_;
+  bool committed_ = false;
+};
+
+// The set of original ids seen, in bounded memory (sorted + deduplicated whenever the buffer fills).
+class IdSet {
+ public:
+  explicit IdSet(std::uint64_t memory_bytes)
+      : capacity_(static_cast<std::size_t>(std::max<std::uint64_t>(memory_bytes / sizeof(VertexId), 1024))) {}
+  Status add(VertexId id) {
+    if (ids_.size() == capacity_) {
+      normalise();
+      if (ids_.size() > capacity_ / 2) {
+        if (capacity_ * 2 * sizeof(VertexId) > limit()) {
+          return resource_exhausted("--compact: more than " + std::to_string(ids_.size()) +
+                                    " distinct vertex ids do not fit the id table's share of --memory (" +
+                                    std::to_string(limit()) + " bytes, 4 bytes per id): raise --memory");
+        }
+        capacity_ *= 2;
+      }
+    }
+    if (ids_.capacity() == 0) ids_.reserve(std::min<std::size_t>(capacity_, 1 << 16));
+    ids_.push_back(id);
+    return Status::ok();
+  }
+  void set_limit(std::uint64_t bytes) { limit_ = bytes; }
+  void normalise() {
+    std::sort(ids_.begin(), ids_.end());
+    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
+  }
+  const std::vector<VertexId>& sorted() const { return ids_; }
+  VertexId rank(VertexId id) const {
+    return static_cast<VertexId>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
+  }
+
+ private:
+  std::uint64_t limit() const { return limit_; }
+  std::size_t capacity_;
+  std::uint64_t limit_ = 0;
+  std::vector<VertexId> ids_;
+};
+
+class Pipeline {
+ public:
+  explicit Pipeline(const IngestOptions& o) : o_(o) {}
+  Expected<IngestSummary> run();
+
+ private:
+  Status parse_input();
+  Status process_line(const LineReader& reader, const LineReader::Line& line, InputFormat format,
+                      TextEdgeListParser& snap, MatrixMarketParser& mm);
+  Status on_edge(TextEdge e);
+  Status emit(const Edge& e);
+  Status open_stage();
+  Status write_final(Edge e);
+  Status malformed(std::uint64_t line_number, std::string_view line, const char* reason);
+  void progress(const LineReader& reader, bool force);
+
+  const IngestOptions& o_;
+  IngestSummary s_;
+  std::optional<ScratchDirectory> scratch_;
+  std::optional<PendingFile> out_file_;
+  std::optional<EdgeRecordWriter> out_;
+  std::optional<PendingFile> spill_file_;
+  std::optional<EdgeRecordWriter> spill_;
+  std::optional<ExternalEdgeSorter> sorter_;
+  std::optional<IdSet> ids_;
+  bool stage_open_ = false;
+  bool use_file_weights_ = false;
+  std::uint64_t max_id_plus_one_ = 0;
+  std::uint64_t declared_vertices_ = 0;
+  std::uint64_t edge_index_ = 0;
+  std::optional<Edge> last_;  // dedupe: previous edge in sorted order
+  std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
+  bool progress_shown_ = false;
+};
+
+Status Pipeline::malformed(std::uint64_t line_number, std::string_view line, const char* reason) {
+  MalformedLine m = make_malformed(line_number, line, reason);
+  if (o_.strict) {
+    return bad_input(o_.input + ":" + std::to_string(line_number) + ": " + reason + ": '" + m.content +
+                     "' (--strict stops at the first malformed line)");
+  }
+  ++s_.malformed_lines;
+  if (s_.reported.size() < o_.max_reported) {
+    if (o_.on_malformed) o_.on_malformed(m);
+    s_.reported.push_back(std::move(m));
+  }
+  return Status::ok();
+}
+
+void Pipeline::progress(const LineReader& reader, bool force) {
+  if (!o_.on_progress) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (force ? !progress_shown_ : now - last_progress_ < std::chrono::seconds(1)) return;  // small inputs: none
+  last_progress_ = now;
+  progress_shown_ = true;
+  char text[256];
+  const double mib = static_cast<double>(reader.bytes_read()) / (1 << 20);
+  if (reader.file_size() > 0) {
+    std::snprintf(text, sizeof text, "ingest: %llu lines, %.0f MiB read, %.0f%% of %s",
+                  static_cast<unsigned long long>(reader.line_number()), mib,
+                  100.0 * static_cast<double>(reader.raw_offset()) / static_cast<double>(reader.file_size()),
+                  reader.path().c_str());
+  } else {
+    std::snprintf(text, sizeof text, "ingest: %llu lines, %.0f MiB read from %s",
+                  static_cast<unsigned long long>(reader.line_number()), mib, reader.path().c_str());
+  }
+  o_.on_progress(text);
+}
+
+// Decides the output type on the first edge (or at the end) and opens the stage edges go to.
+Status Pipeline::open_stage() {
+  stage_open_ = true;
+  const bool weights_requested = o_.weights != WeightMode::kAuto;
+  s_.type = o_.type.value_or((s_.input_weighted || weights_requested) ? EdgeFileType::kWeighted
+                                                                        : EdgeFileType::kUnweighted);
+  use_file_weights_ = s_.input_weighted && o_.weights == WeightMode::kAuto;
+  const bool need_scratch = o_.remove_duplicates || o_.compact;
+  // Budget: with both dedupe and compact the sort buffer and the id table get half each.
+  const std::uint64_t share = (o_.remove_duplicates && o_.compact) ? o_.memory_bytes / 2 : o_.memory_bytes;
+  if (need_scratch) {
+    const auto dir = o_.tmp_dir.empty() ? std::filesystem::absolute(o_.output).parent_path() : o_.tmp_dir;
+    ES_ASSIGN_OR_RETURN(auto scratch, ScratchDirectory::create({dir}));
+    scratch_.emplace(std::move(scratch));
+  }
+  if (o_.compact) {
+    ids_.emplace(share);
+    ids_->set_limit(share);
+  }
+  if (o_.remove_duplicates) {
+    sorter_.emplace(share, scratch_->directories().front());
+  } else if (o_.compact) {
+    spill_file_.emplace(scratch_->file("spill"));
+    ES_ASSIGN_OR_RETURN(auto w, EdgeRecordWriter::create(spill_file_->path(), EdgeFileType::kWeighted));
+    spill_.emplace(std::move(w));
+  }
+  out_file_.emplace(o_.output.string() + ".ingest-partial");
+  ES_ASSIGN_OR_RETURN(auto w, EdgeRecordWriter::create(out_file_->path(), s_.type));
+  out_.emplace(std::move(w));
+  return Status::ok();
+}
+
+Status Pipeline::write_final(Edge e) {
+  if (ids_) {
+    e.src = ids_->rank(e.src);
+    e.dst = ids_->rank(e.dst);
+  }
+  return out_->write(e);
+}
+
+Status Pipeline::emit(const Edge& e) {
+  if (sorter_) return sorter_->add(e);
+  if (spill_) return spill_->write(e);
+  return out_->write(e);
+}
+
+Status Pipeline::on_edge(TextEdge t) {
+  ++s_.edge_lines;
+  if (!stage_open_) ES_RETURN_IF_ERROR(open_stage());
+  const std::uint64_t index = edge_index_++;
+  max_id_plus_one_ = std::max<std::uint64_t>(max_id_plus_one_, std::uint64_t{std::max(t.src, t.dst)} + 1);
+  if (ids_) {
+    ES_RETURN_IF_ERROR(ids_->add(t.src));
+    if (t.dst != t.src) ES_RETURN_IF_ERROR(ids_->add(t.dst));
+  }
+  if (t.src == t.dst && o_.remove_self_loops) {
+    ++s_.self_loops_removed;
+    return Status::ok();
+  }
+  Edge e{t.src, t.dst, 1.0F};
+  if (use_file_weights_) {
+    e.weight = t.weight;
+  } else if (o_.weights == WeightMode::kRandom) {
+    e.weight = random_weight(o_.seed, index);
+  }
+  ES_RETURN_IF_ERROR(emit(e));
+  if (o_.symmetric && e.src != e.dst) ES_RETURN_IF_ERROR(emit(Edge{e.dst, e.src, e.weight}));
+  return Status::ok();
+}
+
+Status Pipeline::process_line(const LineReader& reader, const LineReader::Line& line, InputFormat format,
+                              TextEdgeListParser& snap, MatrixMarketParser& mm) {
+  const std::uint64_t number = reader.line_number();
+  if ((number & 0xFFF) == 0) {
+    if (cancel_requested()) return cancelled();
+    progress(reader, false);
+  }
+  if (line.too_long) {
+    if (format == InputFormat::kSnap) {
+      (void)snap.feed("");  // keeps the parser's line count in step
+    } else {
+      return bad_input(reader.path() + ":" + std::to_string(number) + ": line longer than 1 MiB");
+    }
+    ES_RETURN_IF_ERROR(malformed(number, line.text, "line longer than 1 MiB"));
+    return Status::ok();
+  }
+  if (format == InputFormat::kSnap) {
+    const ParsedTextLine p = snap.feed(line.text);
+    if (p.kind == LineKind::kEdge) {
+      if (s_.edge_lines == 0) s_.input_weighted = p.edge.has_weight;
+      ES_RETURN_IF_ERROR(on_edge(p.edge));
+    } else if (p.kind == LineKind::kMalformed) {
+      ES_RETURN_IF_ERROR(malformed(number, line.text, p.reason));
+    } else if (line.text.substr(0, kVerticesComment.size()) == kVerticesComment) {
+      std::string_view rest = line.text.substr(kVerticesComment.size());
+      std::uint64_t n = 0;
+      std::from_chars(rest.data(), rest.data() + rest.size(), n);
+      declared_vertices_ = std::min<std::uint64_t>(n, std::uint64_t{1} << 32);
+    }
+  } else {
+    MatrixMarketParser::Result r;
+    if (Status st = mm.feed(line.text, r); !st.is_ok()) return st.with_context(reader.path());
+    if (mm.lines() == 1) s_.input_weighted = mm.header().weighted;
+    if (r.kind == LineKind::kEdge) {
+      ES_RETURN_IF_ERROR(on_edge(r.edge));
+      if (mm.header().symmetric && r.edge.src != r.edge.dst) {
+        // The implied mirror entry: same line index, so random weights match.
+        TextEdge m = r.edge;
+        std::swap(m.src, m.dst);
+        --edge_index_;
+        --s_.edge_lines;
+        ES_RETURN_IF_ERROR(on_edge(m));
+      }
+    } else if (r.kind == LineKind::kMalformed) {
+      ES_RETURN_IF_ERROR(malformed(number, line.text, r.reason));
+    }
+  }
+  return Status::ok();
+}
+
+Status Pipeline::parse_input() {
+  ES_ASSIGN_OR_RETURN(auto reader, LineReader::open(o_.input));
+  InputFormat format = o_.format;
+  if (format == InputFormat::kAuto && (ends_with(o_.input, ".mtx") || ends_with(o_.input, ".mtx.gz"))) {
+    format = InputFormat::kMatrixMarket;
+  }
+  LineReader::Line line;
+  ES_ASSIGN_OR_RETURN(bool more, reader.next(line));
+  if (format == InputFormat::kAuto) {
+    format = more && is_matrix_market_banner(line.text) ? InputFormat::kMatrixMarket : InputFormat::kSnap;
+  }
+  s_.format = format == InputFormat::kMatrixMarket ? "matrix-market" : "snap";
+  TextEdgeListParser snap;
+  MatrixMarketParser mm;
+  while (more) {
+    ES_RETURN_IF_ERROR(process_line(reader, line, format, snap, mm));
+    ES_ASSIGN_OR_RETURN(more, reader.next(line));
+  }
+  s_.lines = reader.line_number();
+  progress(reader, true);
+  if (format == InputFormat::kMatrixMarket) {
+    if (Status st = mm.finish(); !st.is_ok()) return st.with_context(reader.path());
+    declared_vertices_ = std::max(mm.header().rows, mm.header().cols);
+  }
+  return Status::ok();
+}
+
+Expected<IngestSummary> Pipeline::run() {
+  if (o_.output.empty()) return invalid_argument("no output graph name given");
+  if (o_.input != "-") {
+    std::error_code ec;
+    if (std::filesystem::exists(o_.output, ec) && std::filesystem::equivalent(o_.input, o_.output, ec)) {
+      return invalid_argument("the output " + o_.output.string() + " is the input file");
+    }
+  }
+  ES_RETURN_IF_ERROR(parse_input());
+  if (!stage_open_) ES_RETURN_IF_ERROR(open_stage());  // no edges: still an (empty) graph
+  if (ids_) ids_->normalise();  // sorted and unique before any rank() lookup
+  if (sorter_) {
+    ES_RETURN_IF_ERROR(sorter_->finish([&](const Edge& e) -> Status {
+      if (last_ && last_->src == e.src && last_->dst == e.dst) {
+        ++s_.duplicates_removed;  // sorted by weight too: the first kept is the minimum weight
+        return Status::ok();
+      }
+      last_ = e;
+      return write_final(e);
+    }));
+    s_.sort_runs = sorter_->runs_written();
+    s_.merge_passes = sorter_->merge_passes();
+  } else if (spill_) {
+    ES_RETURN_IF_ERROR(spill_->close());
+    ES_ASSIGN_OR_RETURN(auto reader, EdgeRecordReader::open(spill_file_->path(), EdgeFileType::kWeighted));
+    Edge e{};
+    for (std::uint64_t n = 0;; ++n) {
+      if ((n & 0xFFFF) == 0 && cancel_requested()) return cancelled();
+      ES_ASSIGN_OR_RETURN(const bool got, reader.next(e));
+      if (!got) break;
+      ES_RETURN_IF_ERROR(write_final(e));
+    }
+  }
+  s_.edges = out_->records();
+  ES_RETURN_IF_ERROR(out_->close());
+  if (cancel_requested()) return cancelled();
+  if (ids_) {
+    s_.vertices = ids_->sorted().size();
+  } else {
+    s_.vertices = std::max(max_id_plus_one_, declared_vertices_);
+  }
+  // Commit: edge file, then the mapping, then the .ini (which only ever describes complete files).
+  GraphInfo info;
+  info.ini_path = o_.output.string() + ".ini";
+  info.name = o_.output.filename().string();
+  info.type = s_.type;
+  info.vertices = s_.vertices;
+  info.edges = s_.edges;
+  ES_RETURN_IF_ERROR(out_file_->commit_as(o_.output));
+  if (ids_) {
+    s_.ids_path = o_.output.string() + ".ids";
+    PendingFile ids_file(o_.output.string() + ".ids.ingest-partial");
+    std::FILE* f = std::fopen(ids_file.path().c_str(), "we");
+    if (f == nullptr) return errno_status(errno, "create", ids_file.path().string());
+    std::fprintf(f, "# new_id\toriginal_id (ingest --compact of %s)\n", o_.input.c_str());
+    const auto& sorted = ids_->sorted();
+    for (std::size_t i = 0; i < sorted.size(); ++i) std::fprintf(f, "%zu\t%u\n", i, sorted[i]);
+    const bool failed = std::ferror(f) != 0;
+    if (std::fclose(f) != 0 || failed) return errno_status(errno, "write", ids_file.path().string());
+    ES_RETURN_IF_ERROR(ids_file.commit_as(s_.ids_path));
+  }
+  ES_RETURN_IF_ERROR(write_graph_ini(info));
+  s_.ini_path = info.ini_path;
+  return s_;
+}
+
+}  // namespace
+
+Expected<IngestSummary> ingest_graph(const IngestOptions& options) {
+  Pipeline pipeline(options);
+  return pipeline.run();
+}
+
+}  // namespace edgestream
