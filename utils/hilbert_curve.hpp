@@ -6,7 +6,7 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
+#include <utility>  // std::pair
 
 namespace edgestream {
 
@@ -17,45 +17,50 @@ inline unsigned hilbert_order_for(std::uint64_t vertices) {
   return k;
 }
 
-/// Position of cell (x, y) on the order-k curve; x and y must be < 2^k.
+// Both directions walk the levels from the top with the orientation of the current sub-square as
+// state: `swapped` (x and y exchanged) and `flipped` (both coordinates mirrored); these two commute,
+// so four states cover every orientation. Quadrant (rx, ry) in the sub-square's own frame is digit
+// (3 rx) xor ry (0: lower left, 1: upper left, 2: upper right, 3: lower right); entering a quadrant
+// with ry = 0 toggles `swapped`, and also `flipped` when rx = 1. Branch-free: no mispredictions on
+// random edges.
+
+/// Position of cell (x, y) on the order-k curve (1 <= k <= 32); x and y must be < 2^k.
 inline std::uint64_t hilbert_index(unsigned k, std::uint32_t x, std::uint32_t y) {
   std::uint64_t d = 0;
-  for (std::uint64_t s = std::uint64_t{1} << (k - 1); s > 0; s >>= 1) {
-    const std::uint32_t rx = (x & s) != 0 ? 1 : 0;
-    const std::uint32_t ry = (y & s) != 0 ? 1 : 0;
-    d += s * s * ((3 * rx) ^ ry);
-    // Rotate the quadrant so the sub-curve starts at its origin; only the bits below s matter now.
-    if (ry == 0) {
-      if (rx == 1) {
-        x = ~x;
-        y = ~y;
-      }
-      std::swap(x, y);
-    }
+  std::uint32_t swapped = 0;
+  std::uint32_t flipped = 0;
+  for (unsigned i = k; i-- > 0;) {
+    const std::uint32_t bx = ((x >> i) & 1U) ^ flipped;
+    const std::uint32_t by = ((y >> i) & 1U) ^ flipped;
+    const std::uint32_t exchange = swapped & (bx ^ by);
+    const std::uint32_t rx = bx ^ exchange;
+    const std::uint32_t ry = by ^ exchange;
+    d = (d << 2) | ((3U * rx) ^ ry);
+    const std::uint32_t enter_low = ry ^ 1U;
+    flipped ^= enter_low & rx;
+    swapped ^= enter_low;
   }
   return d;
 }
 
 /// The cell at position d (< 4^k) of the order-k curve: the inverse of hilbert_index.
 inline std::pair<std::uint32_t, std::uint32_t> hilbert_cell(unsigned k, std::uint64_t d) {
-  std::uint64_t x = 0;
-  std::uint64_t y = 0;
-  for (unsigned level = 0; level < k; ++level) {
-    const std::uint64_t s = std::uint64_t{1} << level;
-    const std::uint64_t rx = 1 & (d >> 1);
-    const std::uint64_t ry = 1 & (d ^ rx);
-    if (ry == 0) {
-      if (rx == 1) {
-        x = s - 1 - x;
-        y = s - 1 - y;
-      }
-      std::swap(x, y);
-    }
-    x += s * rx;
-    y += s * ry;
-    d >>= 2;
+  std::uint32_t x = 0;
+  std::uint32_t y = 0;
+  std::uint32_t swapped = 0;
+  std::uint32_t flipped = 0;
+  for (unsigned i = k; i-- > 0;) {
+    const auto q = static_cast<std::uint32_t>((d >> (2 * i)) & 3U);
+    const std::uint32_t rx = q >> 1;
+    const std::uint32_t ry = (q ^ rx) & 1U;
+    const std::uint32_t exchange = swapped & (rx ^ ry);
+    x |= (rx ^ exchange ^ flipped) << i;
+    y |= (ry ^ exchange ^ flipped) << i;
+    const std::uint32_t enter_low = ry ^ 1U;
+    flipped ^= enter_low & rx;
+    swapped ^= enter_low;
   }
-  return {static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)};
+  return {x, y};
 }
 
 }  // namespace edgestream
