@@ -114,6 +114,10 @@ bool eventually(Ok ok) {
 }  // namespace
 
 TEST_CASE("block_mem --lock 64M pins 64 MiB until SIGTERM, then releases and exits 0", "[block_mem]") {
+  if (kSanitized) {
+    WARN("SKIP: sanitizer runtimes intercept mlock/munlock as no-ops, so nothing is really locked here");
+    return;
+  }
   auto info = read_meminfo();
   REQUIRE(info.has_value());
   if (info->available < 2 * default_safety_margin(*info) + 64 * kMiB) {
@@ -206,6 +210,10 @@ TEST_CASE("PinnedMemory stops early instead of going under the margin", "[block_
     WARN("SKIP (the rest): RLIMIT_MEMLOCK allows only " << format_bytes(memlock_allowance()));
     return;
   }
+  if (kSanitized) {
+    WARN("SKIP: sanitizer runtimes intercept mlock/munlock as no-ops, so nothing is really locked here");
+    return;
+  }
   // A stop request after two steps of 4 MiB.
   int calls = 0;
   auto some = PinnedMemory::pin(32 * kMiB, 0, [&] { return ++calls > 2; }, 4 * kMiB);
@@ -218,6 +226,10 @@ TEST_CASE("PinnedMemory stops early instead of going under the margin", "[block_
 }
 
 TEST_CASE("benchmark_driver --blocked_memory shares the blocker: pins in a child, refuses the same way", "[block_mem]") {
+  if (kSanitized) {
+    WARN("SKIP: sanitizer runtimes intercept mlock/munlock as no-ops, so nothing is really locked here");
+    return;
+  }
   auto info = read_meminfo();
   REQUIRE(info.has_value());
   if (info->available < 2 * default_safety_margin(*info) + 64 * kMiB || memlock_allowance() < 128 * kMiB) {
