@@ -18,9 +18,9 @@
 #include "algorithms/algorithm.hpp"
 #include "compress/codec.hpp"
 #include "core/cancellation.hpp"
-#include "core/memory_blocker.hpp"
 #include "core/size_literal.hpp"
 #include "io/graph_format.hpp"
+#include "utils/memory_blocker.hpp"
 
 namespace po = boost::program_options;
 

@@ -1,16 +1,6 @@
-// Cooperative cancellation: SIGINT/SIGTERM/SIGHUP set a flag that the engine polls between chunks, so a
-// stopped run unwinds normally (scratch removed, no partial output) instead of dying mid-write.
+// Forwarding header: cancellation moved to io/cancellation.hpp (a process-level facility that the
+// tools in utils/ share with the engine, and utils/ may only depend on io/). Kept because
+// core/engine.hpp and code on other branches include this path; new code includes io/cancellation.hpp.
 #pragma once
 
-namespace edgestream {
-
-/// Installs SIGINT, SIGTERM and SIGHUP handlers that request cancellation. Call once, from main().
-void install_cancellation_handlers();
-/// True once a signal asked the run to stop.
-bool cancel_requested();
-/// The signal that asked (0 when none).
-int cancel_signal();
-/// For tests: request (signal > 0) or clear (0) cancellation.
-void set_cancel_signal_for_testing(int signal);
-
-}  // namespace edgestream
+#include "io/cancellation.hpp"

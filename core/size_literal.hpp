@@ -1,18 +1,6 @@
-// Parsing of user-given sizes and counts: "268435456", "256M", "8G", "64K", "1T" (powers of 1024;
-// an optional trailing "B" or "iB" is accepted: "256MiB"). Negative numbers, fractions, garbage and
-// overflow are errors that name the option.
+// Forwarding header: size/count literals moved to io/size_literal.hpp (shared by the tools in
+// utils/, which may only depend on io/). Kept for code on other branches that includes this path;
+// new code includes io/size_literal.hpp.
 #pragma once
 
-#include <cstdint>
-#include <string>
-
-#include "io/status.hpp"
-
-namespace edgestream {
-
-/// A byte size with an optional K/M/G/T suffix.
-Expected<std::uint64_t> parse_size(const std::string& option, const std::string& text);
-/// A plain non-negative integer (no suffix).
-Expected<std::uint64_t> parse_count(const std::string& option, const std::string& text);
-
-}  // namespace edgestream
+#include "io/size_literal.hpp"

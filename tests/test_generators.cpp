@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "io/graph_format.hpp"
+#include "io/size_literal.hpp"
 #include "utils/graph_generator.hpp"
 
 namespace fs = std::filesystem;
@@ -473,16 +474,15 @@ TEST_CASE("bad output names and failures leave nothing behind", "[generators]") 
   CHECK_FALSE(s.is_ok());
   CHECK_THAT(s.message(), Catch::Contains("plain"));
 
-  std::atomic<bool> cancel{true};
   o.name = dir.file("c");
-  o.cancel = &cancel;
+  o.cancel = [] { return true; };
   CHECK(generate_rmat(o).code() == StatusCode::kCancelled);
   CHECK(files_in(dir.path()) == std::vector<std::string>{"plain"});
 }
 
-TEST_CASE("parse_generator_count accepts K/M/G/T suffixes", "[generators]") {
+TEST_CASE("the generators' counts accept K/M/G/T suffixes (io/size_literal parse_size)", "[generators]") {
   auto value = [](const char* text) {
-    auto v = parse_generator_count(text, "--edges");
+    auto v = parse_size("edges", text);
     REQUIRE(v.has_value());
     return *v;
   };
@@ -493,9 +493,9 @@ TEST_CASE("parse_generator_count accepts K/M/G/T suffixes", "[generators]") {
   CHECK(value("2G") == (std::uint64_t{2} << 30));
   CHECK(value("1T") == (std::uint64_t{1} << 40));
   CHECK(value("18446744073709551615") == ~std::uint64_t{0});
-  for (const char* bad : {"", "-5", "+5", "1.5M", "12x", "M", " 3", "3 ", "18446744073709551616", "99999999999999T", "1KB"}) {
+  for (const char* bad : {"", "-5", "+5", "1.5M", "12x", "M", " 3", "3 ", "18446744073709551616", "99999999999999T", "1KK"}) {
     INFO("'" << bad << "'");
-    const auto v = parse_generator_count(bad, "--edges");
+    const auto v = parse_size("edges", bad);
     REQUIRE_FALSE(v.has_value());
     CHECK_THAT(v.status().message(), Catch::Contains("--edges"));
   }

@@ -35,8 +35,8 @@ int main(int argc, char** argv) {
 
   ErdosRenyiOptions options;
   options.self_loops = self_loops;
-  auto vertices = parse_generator_count(vertices_text, "--vertices");
-  auto edges = parse_generator_count(edges_text, "--edges");
+  auto vertices = parse_size("vertices", vertices_text);
+  auto edges = parse_size("edges", edges_text);
   for (const Status& s : {vertices.status(), edges.status()}) {
     if (!s.is_ok()) return cli.usage_error(s.message());
   }

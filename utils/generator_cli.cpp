@@ -1,6 +1,7 @@
 // GeneratorCli: the options, parsing and reporting shared by rmat and erdos-renyi.
 #include "utils/generator_cli.hpp"
 
+#include <csignal>
 #include <iostream>
 
 namespace po = boost::program_options;
@@ -51,7 +52,12 @@ int GeneratorCli::report(const Status& status, std::uint64_t vertices, std::uint
   if (!status.is_ok()) {
     if (status.code() == StatusCode::kInvalidArgument) return usage_error(status.message());  // e.g. a bad --name
     std::fprintf(stderr, "%s: %s\n", tool_, status.to_string().c_str());
-    if (status.code() == StatusCode::kCancelled) reraise_generator_interrupt();
+    if (status.code() == StatusCode::kCancelled && cancel_signal() != 0) {
+      // End with the signal itself, so the caller's shell sees the usual "killed by SIGINT".
+      const int sig = cancel_signal();
+      std::signal(sig, SIG_DFL);
+      std::raise(sig);
+    }
     return 1;
   }
   std::printf("%s: wrote %s and %s.ini: %llu vertices, %llu edges, %llu bytes (type %d), %.2f s\n", tool_,

@@ -15,6 +15,8 @@
 #include <optional>
 #include <string>
 
+#include "io/cancellation.hpp"
+#include "io/size_literal.hpp"
 #include "utils/graph_generator.hpp"
 
 namespace edgestream {
@@ -44,20 +46,21 @@ class GeneratorCli {
     options.symmetric = symmetric_;
     options.type = static_cast<EdgeFileType>(type_);
     options.direct_io = !no_dio_;
-    ES_ASSIGN_OR_RETURN(options.seed1, parse_generator_count(seed1_text_, "--seed1"));
-    ES_ASSIGN_OR_RETURN(options.seed2, parse_generator_count(seed2_text_, "--seed2"));
-    ES_ASSIGN_OR_RETURN(const std::uint64_t threads, parse_generator_count(threads_text_, "--threads"));
+    ES_ASSIGN_OR_RETURN(options.seed1, parse_count("seed1", seed1_text_));
+    ES_ASSIGN_OR_RETURN(options.seed2, parse_count("seed2", seed2_text_));
+    ES_ASSIGN_OR_RETURN(const std::uint64_t threads, parse_count("threads", threads_text_));
     options.threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, UINT_MAX));
     return Status::ok();
   }
 
-  /// Runs generate(options) (progress on a terminal for large outputs, SIGINT/SIGTERM remove the
-  /// partial output and end the process with that signal) and prints the summary line. Returns the
+  /// Runs generate(options) (progress on a terminal for large outputs; SIGINT/SIGTERM/SIGHUP, through
+  /// io/cancellation, remove the partial output and end the process with that signal) and prints the summary line. Returns the
   /// exit code: 0, 2 for invalid options found late (e.g. a bad --name), 1 for I/O errors.
   template <typename Options, typename Generate>
   int run(Options& options, std::uint64_t vertices, std::uint64_t records, Generate&& generate) const {
     options.progress = ::isatty(STDERR_FILENO) != 0 && records > 100'000'000;
-    options.cancel = install_generator_interrupt_handlers();
+    install_cancellation_handlers();
+    options.cancel = &cancel_requested;
     const auto start = std::chrono::steady_clock::now();
     const Status status = generate(options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -16,7 +16,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -299,7 +298,7 @@ struct Plan {
   unsigned threads;             // requested, 0 = hardware
   bool progress;
   bool direct_io;
-  const std::atomic<bool>* cancel;
+  bool (*cancel)();
 
   std::uint64_t per_edge() const { return symmetric ? 2 : 1; }
   std::uint64_t records() const { return base_edges * per_edge(); }
@@ -512,7 +511,7 @@ Status write_graph(const Plan& plan, const std::string& name, const ByteBlockFn&
     }
     changed.notify_all();
   };
-  auto cancelled = [&] { return plan.cancel != nullptr && plan.cancel->load(std::memory_order_relaxed); };
+  auto cancelled = [&] { return plan.cancel != nullptr && plan.cancel(); };
 
   auto worker = [&](unsigned t) {
     const std::uint64_t reuse_distance = std::uint64_t{nthreads} * kBuffersPerWorker;
@@ -632,14 +631,6 @@ Plan er_plan(const ErdosRenyiOptions& o) {
 
 ErParams er_params(const ErdosRenyiOptions& o) { return ErParams{o.vertices, o.self_loops, o.seed1, o.seed2}; }
 
-std::atomic<bool> g_interrupted{false};
-volatile std::sig_atomic_t g_interrupt_signal = 0;
-
-extern "C" void generator_signal_handler(int sig) {
-  g_interrupt_signal = sig;
-  g_interrupted.store(true);
-}
-
 }  // namespace
 
 Status validate_rmat_options(const RmatOptions& o) {
@@ -699,56 +690,6 @@ std::vector<Edge> rmat_edges_portable(const RmatOptions& o) {
 std::vector<Edge> erdos_renyi_edges(const ErdosRenyiOptions& o) {
   if (Status s = validate_erdos_renyi_options(o); !s.is_ok()) throw std::invalid_argument(s.message());
   return edges_in_memory(er_plan(o), make_edge_fn(er_params(o), o.type, o.symmetric, kErGen));
-}
-
-Expected<std::uint64_t> parse_generator_count(std::string_view text, std::string_view option) {
-  const std::string opt(option);
-  auto bad = [&](const std::string& why) {
-    return invalid_argument(opt + ": expected a non-negative integer with an optional K/M/G/T suffix (powers of 1024), got '" +
-                            std::string(text) + "'" + (why.empty() ? "" : " (" + why + ")"));
-  };
-  if (text.empty()) return bad("empty");
-  std::size_t digits = 0;
-  std::uint64_t value = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
-    const auto d = static_cast<std::uint64_t>(text[digits] - '0');
-    if (value > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return bad("too large");
-    value = value * 10 + d;
-    ++digits;
-  }
-  if (digits == 0) return bad("");
-  const std::string_view rest = text.substr(digits);
-  int shift = 0;
-  if (rest.size() == 1) {
-    switch (rest[0]) {
-      case 'k': case 'K': shift = 10; break;
-      case 'm': case 'M': shift = 20; break;
-      case 'g': case 'G': shift = 30; break;
-      case 't': case 'T': shift = 40; break;
-      default: return bad("unknown suffix");
-    }
-  } else if (!rest.empty()) {
-    return bad("");
-  }
-  if (shift != 0 && value > (std::numeric_limits<std::uint64_t>::max() >> shift)) return bad("too large");
-  return value << shift;
-}
-
-const std::atomic<bool>* install_generator_interrupt_handlers() {
-  struct sigaction action {};
-  action.sa_handler = generator_signal_handler;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-  return &g_interrupted;
-}
-
-void reraise_generator_interrupt() {
-  const int sig = g_interrupt_signal;
-  if (sig == 0) return;
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
 }
 
 }  // namespace edgestream

@@ -17,10 +17,8 @@
 // records of the same graph without --symmetric.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "io/graph_format.hpp"
@@ -57,9 +55,10 @@ struct RmatOptions {
   /// page cache); falls back to buffered writes where the file system refuses it and for the
   /// unaligned tail. false = plain buffered writes.
   bool direct_io = true;
-  /// When non-null and it becomes true (e.g. from a signal handler), generate_rmat() stops within
-  /// about one block, removes its temporary file and returns StatusCode::kCancelled.
-  const std::atomic<bool>* cancel = nullptr;
+  /// When non-null and it returns true (the tools pass io/cancellation's cancel_requested, set by
+  /// SIGINT/SIGTERM/SIGHUP), generate_rmat() stops within about one block, removes its temporary
+  /// file and returns StatusCode::kCancelled. Called from several threads: must be thread-safe.
+  bool (*cancel)() = nullptr;
 };
 
 /// Options of the Erdős–Rényi G(n, m) generator: `edges` edges with both endpoints uniform over
@@ -76,7 +75,7 @@ struct ErdosRenyiOptions {
   EdgeFileType type = EdgeFileType::kWeighted;
   bool progress = false;          ///< print "erdos-renyi: NN%" updates to stderr
   bool direct_io = true;          ///< as RmatOptions::direct_io
-  const std::atomic<bool>* cancel = nullptr;  ///< as RmatOptions::cancel
+  bool (*cancel)() = nullptr;     ///< as RmatOptions::cancel
 };
 
 /// Checks everything but `name`: scale 1..32, a/b/c in [0,1] with a+b+c <= 1 (+1e-9 for rounding),
@@ -114,18 +113,5 @@ namespace detail {
 /// rmat_edges() computed with the portable (non-SIMD) code path; must equal rmat_edges(). For tests.
 std::vector<Edge> rmat_edges_portable(const RmatOptions& options);
 }  // namespace detail
-
-// ---- Helpers for the two command-line tools ---------------------------------------------------
-
-/// Parses a non-negative count with an optional binary suffix K, M, G or T (case-insensitive,
-/// powers of 1024): "1000", "16M" = 16777216, "2g". Rejects signs, fractions, spaces, trailing
-/// junk and values over 2^64-1; the message names `option`, e.g. "--edges: expected a ...".
-Expected<std::uint64_t> parse_generator_count(std::string_view text, std::string_view option);
-
-/// Installs SIGINT and SIGTERM handlers that set (and return) a flag for RmatOptions::cancel.
-const std::atomic<bool>* install_generator_interrupt_handlers();
-/// After a cancelled run: restores the default action of the signal that cancelled it and raises
-/// it again, so the caller's shell sees the usual "killed by SIGINT". Returns if no signal came.
-void reraise_generator_interrupt();
 
 }  // namespace edgestream

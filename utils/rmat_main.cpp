@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   options.a = a;
   options.b = b;
   options.c = c;
-  auto edges = parse_generator_count(edges_text, "--edges");
+  auto edges = parse_size("edges", edges_text);
   if (!edges) return cli.usage_error(edges.status().message());
   options.edges = *edges;
   if (Status s = cli.apply(options); !s.is_ok()) return cli.usage_error(s.message());

@@ -1,5 +1,5 @@
 // Signal handlers that only set an atomic flag (async-signal-safe); the engine does the rest.
-#include "core/cancellation.hpp"
+#include "io/cancellation.hpp"
 
 #include <atomic>
 #include <csignal>

@@ -1,5 +1,5 @@
 // parse_size / parse_count.
-#include "core/size_literal.hpp"
+#include "io/size_literal.hpp"
 
 #include <cctype>
 #include <charconv>
