@@ -17,6 +17,7 @@
 
 #include "io/aligned_buffer.hpp"
 #include "io/file.hpp"
+#include "io/io_options.hpp"
 #include "io/uring_queue.hpp"
 
 namespace edgestream {
@@ -66,7 +67,7 @@ Expected<ProbeCell> run_cell(const File& file, bool is_write, std::uint64_t size
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   if (use_uring) {
     UringQueue queue;
-    ES_RETURN_IF_ERROR(queue.init(depth));
+    ES_RETURN_IF_ERROR(queue.init(depth, IoOptions::kDefaultCompletionTimeout));
     std::vector<std::uint64_t> offsets(depth);
     auto submit = [&](unsigned slot) -> Status {
       offsets[slot] = offset_of(next++);
