@@ -88,7 +88,7 @@ class File {
   int fd_ = -1;
   bool direct_ = false;
   std::string path_;
-  std::unique_ptr<Stripes> stripes_;  // set for striped files (fd_ is then -1)
+  std::shared_ptr<Stripes> stripes_;  // set for striped files (fd_ is then -1); shared_ptr: Stripes is incomplete here
 };
 
 /// Prints `message` to stderr the first time `key` is seen in this process; later calls are silent.

@@ -32,7 +32,7 @@ Expected<File> File::open_striped(const StripeLayout& layout, OpenMode mode, boo
     return invalid_argument("stripe unit " + std::to_string(layout.unit) + " must be a positive multiple of " +
                             std::to_string(kIoAlignment));
   }
-  auto stripes = std::make_unique<Stripes>();
+  auto stripes = std::make_shared<Stripes>();
   stripes->unit = layout.unit;
   File file;
   for (const StripeMember& m : layout.members) {
