@@ -228,7 +228,7 @@ std::pair<ProcessResult, std::string> run_on(const fs::path& ini, const std::str
                                               const std::vector<std::string>& extra) {
   TempDir out;
   std::vector<std::string> args = {"-g", ini.string(), "-b", algorithm, "--output", (out / "o.txt").string(),
-                                   "--read_chunk", "4K", "--write_chunk", "4K"};
+                                   "--read_chunk", "16K", "--write_chunk", "16K"};
   if (std::find(extra.begin(), extra.end(), "--pagerank::niters") == extra.end()) {
     args.push_back("--pagerank::niters");
     args.push_back("5");
@@ -268,8 +268,8 @@ TEST_CASE("volumes: identical results with 1, 2 and 3 striped volumes", "[volume
         // end and the write chunk the frame size, and PageRank's combined float sums follow those
         // boundaries, so only equal chunks can give bit-identical ranks; depth and stripe unit must not matter.)
         if (n >= 2) volumes.push_back(v1.path().string() + ",io_depth=2");
-        if (n >= 3) volumes.push_back(v2.path().string() + ",io_depth=3,read_chunk=4K,write_chunk=4K");
-        if (n >= 3) extra.insert(extra.end(), {"--stripe_unit", "8K"});
+        if (n >= 3) volumes.push_back(v2.path().string() + ",io_depth=3,read_chunk=16K,write_chunk=16K");
+        if (n >= 3) extra.insert(extra.end(), {"--stripe_unit", "32K"});
         auto [r, output] = run_on(ini, algorithm, volumes, extra);
         INFO(r.err);
         REQUIRE(r.exit_code == 0);
@@ -296,7 +296,7 @@ TEST_CASE("volumes: per-volume statistics add up to the scratch streams' traffic
   const fs::path ini = write_graph(graph_dir.path(), "g", random_edges(3000, 24000, 43), 3000);
   TempDir v0, v1;
   TempDir out;
-  // Different chunks per volume (a 16K stripe: four 4K reads on volume 0, two 8K reads on volume 1).
+  // Different chunks per volume (a 16K stripe: one 16K read on volume 0, two 8K reads on volume 1).
   auto [r, output] = run_on(ini, "pagerank", {v0.path().string(), v1.path().string() + ",read_chunk=8K,write_chunk=16K"},
                             {"-k", "4", "--verify", "--stats_json", (out / "s.json").string()});
   INFO(r.err);
