@@ -19,6 +19,7 @@
 #include "compress/codec.hpp"
 #include "core/cancellation.hpp"
 #include "core/size_literal.hpp"
+#include "core/volume_set.hpp"
 #include "io/graph_format.hpp"
 #include "utils/memory_blocker.hpp"
 
@@ -53,12 +54,12 @@ po::options_description make_options() {
       ("heartbeat", "one line per superstep on stderr")
       ("measure_scatter_gather", "accepted; per-superstep times are in --stats_json")
       ("destroy_init", "accepted; the input is never modified")
-      ("vertices_disk", po::value<std::string>(), "volume index for vertex state (X-Stream placement)")
-      ("input_disk", po::value<std::string>(), "volume index of the input (X-Stream placement)")
-      ("edges_disk", po::value<std::string>(), "volume index for edge streams (X-Stream placement)")
-      ("updates0_disk", po::value<std::string>(), "volume index for update streams, set 0")
-      ("updates1_disk", po::value<std::string>(), "volume index for update streams, set 1")
-      ("output_disk", po::value<std::string>(), "volume index for output (X-Stream placement)");
+      ("vertices_disk", po::value<std::string>(), "volume index for the vertex state file (default: striped over all volumes)")
+      ("input_disk", po::value<std::string>(), "volume index of the input (X-Stream placement; validated, the input is read where the .ini points)")
+      ("edges_disk", po::value<std::string>(), "volume index for the edge streams (default: striped over all volumes)")
+      ("updates0_disk", po::value<std::string>(), "volume index for update streams, set 0 (default: striped)")
+      ("updates1_disk", po::value<std::string>(), "volume index for update streams, set 1 (default: striped)")
+      ("output_disk", po::value<std::string>(), "volume index for output (X-Stream placement; validated, --output is an explicit path)");
   po::options_description additions("EdgeStream additions");
   additions.add_options()
       ("read_chunk", po::value<std::string>()->default_value("4M"), "bytes per read request")
@@ -75,7 +76,11 @@ po::options_description make_options() {
       ("stats_json", po::value<std::string>(), "write the run's statistics as one JSON object")
       ("verify", "check the result against the in-memory reference (needs RAM for the whole graph)")
       ("config", po::value<std::string>(), "option file (key = value lines); the command line wins")
-      ("work_dir", po::value<std::vector<std::string>>()->composing(), "scratch volume (repeatable)")
+      ("work_dir", po::value<std::vector<std::string>>()->composing(),
+       "scratch volume (repeatable; streams are striped over all): DIR or "
+       "DIR,read_chunk=1M,write_chunk=1M,io_depth=16 or DIR,config=configs/network-volume.cfg")
+      ("stripe_unit", po::value<std::string>()->default_value("0"),
+       "bytes per stripe of a stream striped over several volumes (0: the largest chunk of the volumes)")
       ("checkpoint", po::value<std::string>(), "save vertex state at superstep boundaries (not yet available)")
       ("resume", po::value<std::string>(), "continue a checkpointed run (not yet available)");
   po::options_description algorithm("Algorithm options");
@@ -150,7 +155,15 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
   codec("updates", s.updates_codec_io);
   out << ",\"cpu_seconds\":" << s.codec_cpu_seconds() << "},\"updates\":{\"emitted\":" << s.updates_emitted << ",\"in_memory\":" << s.updates_in_memory
       << ",\"spilled\":" << s.updates_spilled << "},\"peak_rss_bytes\":" << s.peak_rss
-      << ",\"estimated_peak_bytes\":" << s.plan.estimated_peak() << ",\"per_superstep\":[";
+      << ",\"estimated_peak_bytes\":" << s.plan.estimated_peak() << ",\"volumes\":[";
+  for (std::size_t i = 0; i < s.volumes.size(); ++i) {
+    const VolumeStats& v = s.volumes[i];
+    out << (i ? "," : "") << "{\"path\":\"" << json_escape(v.path) << "\",\"read_chunk\":" << v.read_chunk
+        << ",\"write_chunk\":" << v.write_chunk << ",\"io_depth\":" << v.depth << ",\"bytes_read\":" << v.bytes_read
+        << ",\"bytes_written\":" << v.bytes_written << ",\"requests\":" << v.requests
+        << ",\"mean_in_flight\":" << v.mean_in_flight << ",\"max_in_flight\":" << v.max_in_flight << "}";
+  }
+  out << "],\"per_superstep\":[";
   for (std::size_t i = 0; i < s.per_superstep.size(); ++i) {
     const SuperstepStats& p = s.per_superstep[i];
     out << (i ? "," : "") << "{\"superstep\":" << p.superstep << ",\"emitted\":" << p.emitted << ",\"in_memory\":"
@@ -277,7 +290,28 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   req.engine.cache_edges = vm.count("no_edge_cache") == 0;
   req.engine.edge_grid = vm.count("no_edge_grid") == 0;
   if (vm.count("work_dir") != 0) {
-    for (const auto& dir : vm["work_dir"].as<std::vector<std::string>>()) req.engine.work_dirs.emplace_back(dir);
+    for (const auto& dir : vm["work_dir"].as<std::vector<std::string>>()) {
+      ES_ASSIGN_OR_RETURN(auto volume, parse_work_dir(dir));
+      req.engine.work_dirs.push_back(volume.first);
+      req.engine.work_dir_settings.push_back(volume.second);
+    }
+  }
+  ES_ASSIGN_OR_RETURN(req.engine.stripe_unit, size_option(vm, "stripe_unit"));
+  if (req.engine.stripe_unit % 4096 != 0 || req.engine.stripe_unit > (std::uint64_t{1} << 30)) {
+    return invalid_argument("--stripe_unit must be 0 or a multiple of 4K up to 1G, got " + text(vm, "stripe_unit"));
+  }
+  // X-Stream's placement options: a volume index each (checked against the volumes once the graph's
+  // [disk] section is known).
+  for (const auto& [name, index] : {std::pair<const char*, long*>{"vertices_disk", &req.engine.placement.vertices},
+                                    std::pair<const char*, long*>{"input_disk", &req.engine.placement.input},
+                                    std::pair<const char*, long*>{"edges_disk", &req.engine.placement.edges},
+                                    std::pair<const char*, long*>{"updates0_disk", &req.engine.placement.updates0},
+                                    std::pair<const char*, long*>{"updates1_disk", &req.engine.placement.updates1},
+                                    std::pair<const char*, long*>{"output_disk", &req.engine.placement.output}}) {
+    if (vm.count(name) == 0) continue;
+    ES_ASSIGN_OR_RETURN(const std::uint64_t value, count_option(vm, name));
+    if (value > 1024) return invalid_argument(std::string("--") + name + " " + text(vm, name) + " is not a volume index");
+    *index = static_cast<long>(value);
   }
   ES_ASSIGN_OR_RETURN(req.params.pagerank_iterations, count_option(vm, "pagerank::niters"));
   ES_ASSIGN_OR_RETURN(req.params.bfs_root, count_option(vm, "bfs::root"));
@@ -382,13 +416,29 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
       return kExitUsage;
     }
   }
-  // A mistyped --work_dir fails now, not only once a graph is large enough to need scratch space.
+  // A mistyped --work_dir (or [disk] mntN) fails now, not only once a graph is large enough to need
+  // scratch space; so does a placement index naming no volume.
   for (const auto& dir : request->engine.work_dirs) {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) {
       err << "benchmark_driver: --work_dir " << dir.string() << " is not an existing directory\n";
       return kExitError;
     }
+  }
+  if (request->engine.work_dirs.empty()) {
+    for (std::size_t i = 0; i < graph->volumes.size(); ++i) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(graph->volumes[i], ec)) {
+        err << "benchmark_driver: [disk] mnt" << i << " = " << graph->volumes[i].string() << " of " << graph->ini_path.string()
+            << " is not an existing directory\n";
+        return kExitError;
+      }
+    }
+  }
+  if (const Status placement = validate_placement(request->engine.placement, volume_roots(request->engine, *graph).size());
+      !placement.is_ok()) {
+    err << "benchmark_driver: " << placement.message() << "\n";
+    return kExitUsage;
   }
 
   auto blocked_bytes = size_option(vm, "blocked_memory");

@@ -39,7 +39,7 @@
 #include "core/memory_plan.hpp"
 #include "core/program.hpp"
 #include "core/run_stats.hpp"
-#include "core/scratch_directory.hpp"
+#include "core/volume_set.hpp"
 #include "core/thread_pool.hpp"
 #include "compress/framed_stream.hpp"
 #include "io/aligned_buffer.hpp"
@@ -89,6 +89,7 @@ class Engine {
     stats_.setup_seconds = seconds_since(start);
     if (status.is_ok()) status = iterate(visit);
     collect_io_counters();
+    stats_.volumes = volumes_.stats();
     writers_[0].clear();
     writers_[1].clear();
     // Close every scratch file before removing the directory: network filesystems (FUSE/sshfs,
@@ -98,7 +99,7 @@ class Engine {
     redge_files_.clear();
     update_files_[0].clear();
     update_files_[1].clear();
-    scratch_.remove();
+    volumes_.remove_scratch();
     ES_RETURN_IF_ERROR(status);
     stats_.engine_seconds = seconds_since(start);
     stats_.peak_rss = peak_rss_bytes();
@@ -142,7 +143,15 @@ class Engine {
     input.split_streams = kReverse ? 2 : 1;  // edges by source and by destination
     input.edges = graph_.edges;
     input.baseline_rss = current_rss_bytes();
-    ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, options_));
+    // Volumes (core/volume_set.hpp, docs/volumes.md): resolved (and the --*_disk placement checked)
+    // before planning, because a stream striped over several volumes keeps each volume's depth in
+    // flight: the plan sizes buffers for the volumes' envelope, then each volume is fitted to it.
+    ES_ASSIGN_OR_RETURN(volumes_, VolumeSet::resolve(options_, graph_));
+    EngineOptions planned = options_;
+    planned.io = volumes_.envelope(options_.io);
+    input.min_depth = static_cast<unsigned>(volumes_.size());
+    ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, planned));
+    volumes_.fit_to_plan(plan_.io);
     stats_.plan = plan_;
     stats_.edges_codec = options_.edges_codec;
     stats_.updates_codec = options_.updates_codec;
@@ -171,24 +180,25 @@ class Engine {
     state_ = AlignedBuffer(std::max<std::uint64_t>(plan_.state_bytes, state_vertices * sizeof(Vertex)));
     if (K_ == 1) return Status::ok();
 
-    ES_RETURN_IF_ERROR(ensure_open_file_limit(5 * K_ + 32));
-    std::vector<std::filesystem::path> volumes = options_.work_dirs;
-    if (volumes.empty()) volumes = graph_.volumes;
-    if (volumes.empty()) volumes.push_back(graph_.edge_path.parent_path().empty() ? "." : graph_.edge_path.parent_path());
-    ES_ASSIGN_OR_RETURN(scratch_, ScratchDirectory::create(volumes));
-    ES_ASSIGN_OR_RETURN(vertex_file_, File::open(scratch_.file("vertices"), OpenMode::kCreate, plan_.io.direct));
+    // One file per stream and volume of its stripe set (a placed stream has one).
+    ES_RETURN_IF_ERROR(ensure_open_file_limit((5 * K_ + 1) * volumes_.size() + 32));
+    ES_RETURN_IF_ERROR(volumes_.create_scratch());
+    // Every scratch stream is a striped File (io/striped_file.hpp) over its kind's volumes, rotated
+    // by `index` so that streams smaller than a stripe still spread over the volumes.
+    auto open_stream = [&](StreamKind kind, const std::string& name, std::uint64_t index) {
+      return File::open_striped(volumes_.layout(kind, name, index), OpenMode::kCreate, plan_.io.direct);
+    };
+    ES_ASSIGN_OR_RETURN(vertex_file_, open_stream(StreamKind::kVertices, "vertices", 0));
     for (std::uint64_t q = 0; q < K_; ++q) {
-      ES_ASSIGN_OR_RETURN(File edges, File::open(scratch_.file("edges." + std::to_string(q), q), OpenMode::kCreate,
-                                                 plan_.io.direct));
+      ES_ASSIGN_OR_RETURN(File edges, open_stream(StreamKind::kEdges, "edges." + std::to_string(q), q));
       edge_files_.push_back(std::move(edges));
       if constexpr (kReverse) {
-        ES_ASSIGN_OR_RETURN(File redges, File::open(scratch_.file("redges." + std::to_string(q), q + 1), OpenMode::kCreate,
-                                                    plan_.io.direct));
+        ES_ASSIGN_OR_RETURN(File redges, open_stream(StreamKind::kEdges, "redges." + std::to_string(q), q + 1));
         redge_files_.push_back(std::move(redges));
       }
       for (int set = 0; set < 2; ++set) {
-        ES_ASSIGN_OR_RETURN(File updates, File::open(scratch_.file("updates" + std::to_string(set) + "." + std::to_string(q), q + set),
-                                                     OpenMode::kCreate, plan_.io.direct));
+        ES_ASSIGN_OR_RETURN(File updates, open_stream(set == 0 ? StreamKind::kUpdates0 : StreamKind::kUpdates1,
+                                                      "updates" + std::to_string(set) + "." + std::to_string(q), q + set));
         update_files_[set].push_back(std::move(updates));
       }
     }
@@ -948,7 +958,7 @@ class Engine {
   std::uint64_t base_ = 0;
   std::uint64_t count_ = 0;
   unsigned set_out_ = 0;
-  ScratchDirectory scratch_;
+  VolumeSet volumes_;  // scratch volumes, stripe layouts and per-volume counters (declared before the files)
   File input_file_;
   File vertex_file_;
   std::vector<File> edge_files_;

@@ -10,13 +10,33 @@
 
 namespace edgestream {
 
+/// One volume's own request sizes and depth (0 = the run's --read_chunk / --write_chunk / --io_depth).
+struct VolumeSettings {
+  std::size_t read_chunk = 0;
+  std::size_t write_chunk = 0;
+  unsigned depth = 0;
+};
+
+/// X-Stream's placement options: the volume index a stream kind lives on (-1 = striped over all).
+struct VolumePlacement {
+  long vertices = -1;  // --vertices_disk
+  long input = -1;     // --input_disk (validated only: the input is read where the .ini points)
+  long edges = -1;     // --edges_disk (forward and reverse edge streams)
+  long updates0 = -1;  // --updates0_disk
+  long updates1 = -1;  // --updates1_disk
+  long output = -1;    // --output_disk (validated only: --output is an explicit path)
+};
+
 struct EngineOptions {
   unsigned threads = 1;                                // -p
   std::uint64_t physical_memory = std::uint64_t{1} << 30;  // --physical_memory: peak RSS bound
   std::uint64_t forced_partitions = 0;                 // -k / --super_partitions; 0 = autotune
   std::uint64_t cpu_cache_size = std::uint64_t{2} << 20;  // --cpu_cache_size
   IoOptions io;                                        // chunk sizes, depth, direct, engine
-  std::vector<std::filesystem::path> work_dirs;        // scratch volumes (streams spread over them)
+  std::vector<std::filesystem::path> work_dirs;        // scratch volumes (streams striped over them)
+  std::vector<VolumeSettings> work_dir_settings;       // per work_dirs entry (missing = the run's settings)
+  VolumePlacement placement;                           // --*_disk (core/volume_set.hpp)
+  std::uint64_t stripe_unit = 0;                       // --stripe_unit; 0 = largest chunk of the volumes
   bool heartbeat = false;                              // one line per superstep on stderr
   std::uint64_t batch_records = 0;                     // records per worker per step; 0 = planned
   bool cache_edges = true;                             // keep the input in memory when K = 1 and it fits

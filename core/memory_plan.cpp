@@ -102,7 +102,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
   // multiply the parallel steps (and thread wake-ups) per edge, which costs more than small requests.
   const std::size_t mib_read = std::min<std::size_t>(options.io.read_chunk, kMiB);
   const std::size_t mib_write = std::min<std::size_t>(options.io.write_chunk, kMiB);
-  const unsigned shallow = std::min(options.io.depth, 2U);
+  const unsigned shallow = std::min(options.io.depth, std::max(2U, input.min_depth));
   std::vector<Attempt> attempts = {
       {options.io.read_chunk, options.io.write_chunk, options.io.depth, user_batch ? user_batch : 65536},
       {mib_read, mib_write, shallow, user_batch ? user_batch : 65536},

@@ -21,6 +21,9 @@ struct MemoryPlanInput {
   bool undirected = false;        // each edge scattered in both directions
   std::uint64_t split_streams = 1;  // streams per partition the split pass writes at once (2: reverse edges)
   std::uint64_t baseline_rss = 0; // bytes the process already uses (code, libraries, heap)
+  // Striped scratch (core/volume_set.hpp): options.io is then the volumes' envelope (largest chunks,
+  // depths summed over the volumes); a reduced plan keeps at least this depth, one per volume.
+  unsigned min_depth = 1;
 };
 
 struct MemoryPlan {

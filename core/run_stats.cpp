@@ -55,6 +55,21 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
       << "CORE::UTILS::PEAK_RSS " << stats.peak_rss << "\n"
       << "CORE::TIME::SETUP " << stats.setup_seconds << " seconds\n"
       << "CORE::TIME::IO_WAIT " << stats.io_wait_seconds() << " seconds\n";
+  // Per scratch volume (docs/volumes.md): traffic of the scratch streams striped or placed there.
+  out << "CORE::CONFIG::VOLUMES " << stats.volumes.size() << "\n";
+  for (std::size_t v = 0; v < stats.volumes.size(); ++v) {
+    const VolumeStats& s = stats.volumes[v];
+    const std::string key = "CORE::VOLUME::" + std::to_string(v) + "::";
+    out << key << "PATH " << s.path << "\n"
+        << key << "READ_CHUNK " << s.read_chunk << "\n"
+        << key << "WRITE_CHUNK " << s.write_chunk << "\n"
+        << key << "IO_DEPTH " << s.depth << "\n"
+        << key << "BYTES_READ " << s.bytes_read << "\n"
+        << key << "BYTES_WRITTEN " << s.bytes_written << "\n"
+        << key << "REQUESTS " << s.requests << "\n"
+        << key << "MEAN_IN_FLIGHT " << s.mean_in_flight << "\n"
+        << key << "MAX_IN_FLIGHT " << s.max_in_flight << "\n";
+  }
 }
 
 std::string json_escape(const std::string& s) {

@@ -10,6 +10,7 @@
 #include "compress/codec.hpp"
 #include "compress/codec_counters.hpp"
 #include "core/memory_plan.hpp"
+#include "core/volume_set.hpp"
 #include "io/io_options.hpp"
 
 namespace edgestream {
@@ -43,6 +44,7 @@ struct RunStats {
   std::uint64_t updates_spilled = 0;
   std::uint64_t peak_rss = 0;
   std::vector<SuperstepStats> per_superstep;
+  std::vector<VolumeStats> volumes;  // scratch volumes (core/volume_set.hpp); empty when none was used
 
   std::uint64_t bytes_read() const {
     return input_io.bytes_read + edges_io.bytes_read + updates_io.bytes_read + vertices_io.bytes_read;

@@ -13,6 +13,7 @@
 
 #include "io/aligned_buffer.hpp"
 #include "io/fault_injection.hpp"
+#include "io/striped_file.hpp"
 
 namespace edgestream {
 
@@ -23,7 +24,8 @@ void warn_once(const std::string& key, const std::string& message) {
   if (seen.insert(key).second) std::cerr << "warning: " << message << std::endl;
 }
 
-File::File(File&& other) noexcept : fd_(other.fd_), direct_(other.direct_), path_(std::move(other.path_)) {
+File::File(File&& other) noexcept
+    : fd_(other.fd_), direct_(other.direct_), path_(std::move(other.path_)), stripes_(std::move(other.stripes_)) {
   other.fd_ = -1;
 }
 
@@ -33,6 +35,7 @@ File& File::operator=(File&& other) noexcept {
     fd_ = other.fd_;
     direct_ = other.direct_;
     path_ = std::move(other.path_);
+    stripes_ = std::move(other.stripes_);
     other.fd_ = -1;
   }
   return *this;
@@ -43,9 +46,29 @@ File::~File() { close(); }
 void File::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  stripes_.reset();
 }
 
 std::size_t File::alignment() const { return direct_ ? kIoAlignment : 1; }
+
+std::size_t File::member_count() const { return stripes_ ? stripes_->files.size() : 1; }
+const File& File::member(std::size_t m) const { return stripes_ ? stripes_->files[m] : *this; }
+const IoOptions* File::member_io(std::size_t m) const { return stripes_ ? &stripes_->io[m] : nullptr; }
+VolumeCounters* File::member_counters(std::size_t m) const { return stripes_ ? stripes_->counters[m] : nullptr; }
+std::uint64_t File::stripe_unit() const { return stripes_ ? stripes_->unit : 0; }
+
+FileSegment File::segment(std::uint64_t offset) const {
+  if (!stripes_) return {this, offset, UINT64_MAX, 0};
+  const StripeLocation at = locate_stripe(offset, stripes_->files.size(), stripes_->unit);
+  return {&stripes_->files[at.member], at.member_offset, at.contiguous, at.member};
+}
+
+std::string File::describe_offset(std::uint64_t offset) const {
+  const FileSegment seg = segment(offset);
+  std::string s = seg.file->path() + " at offset " + std::to_string(seg.offset);
+  if (stripes_) s += " (offset " + std::to_string(offset) + " of the striped stream)";
+  return s;
+}
 
 Expected<File> File::open(const std::filesystem::path& path, OpenMode mode, bool direct) {
   int flags = O_CLOEXEC;
@@ -94,6 +117,7 @@ constexpr int kMaxAttemptsWithoutProgress = 1000;
 }  // namespace
 
 Expected<std::size_t> File::read_at(std::uint64_t offset, std::span<std::byte> buffer) const {
+  if (stripes_) return striped_read_at(offset, buffer);
   std::size_t done = 0;
   int stalled = 0;
   while (done < buffer.size()) {
@@ -125,6 +149,7 @@ Expected<std::size_t> File::read_at(std::uint64_t offset, std::span<std::byte> b
 }
 
 Status File::write_at(std::uint64_t offset, std::span<const std::byte> data) const {
+  if (stripes_) return striped_write_at(offset, data);
   std::size_t done = 0;
   int stalled = 0;
   while (done < data.size()) {
@@ -151,12 +176,33 @@ Status File::write_at(std::uint64_t offset, std::span<const std::byte> data) con
 }
 
 Expected<std::uint64_t> File::size() const {
+  if (stripes_) {
+    // The logical size: members hold whole stripes in turn, so the last byte is on the member
+    // whose file ends furthest into the stream.
+    std::uint64_t size = 0;
+    const std::size_t n = stripes_->files.size();
+    for (std::size_t m = 0; m < n; ++m) {
+      ES_ASSIGN_OR_RETURN(const std::uint64_t len, stripes_->files[m].size());
+      if (len == 0) continue;
+      const std::uint64_t last = len - 1;  // member offset of its last byte
+      const std::uint64_t logical = (last / stripes_->unit * n + m) * stripes_->unit + last % stripes_->unit + 1;
+      size = std::max(size, logical);
+    }
+    return size;
+  }
   struct stat st {};
   if (::fstat(fd_, &st) != 0) return errno_status(errno, "stat", path_);
   return static_cast<std::uint64_t>(st.st_size);
 }
 
 Status File::truncate(std::uint64_t size) const {
+  if (stripes_) {
+    const std::size_t n = stripes_->files.size();
+    for (std::size_t m = 0; m < n; ++m) {
+      ES_RETURN_IF_ERROR(stripes_->files[m].truncate(stripe_member_length(size, m, n, stripes_->unit)));
+    }
+    return Status::ok();
+  }
   int rc = 0;
   do {
     rc = ::ftruncate(fd_, static_cast<off_t>(size));
@@ -166,6 +212,10 @@ Status File::truncate(std::uint64_t size) const {
 }
 
 Status File::sync() const {
+  if (stripes_) {
+    for (const File& f : stripes_->files) ES_RETURN_IF_ERROR(f.sync());
+    return Status::ok();
+  }
   if (::fdatasync(fd_) != 0) return errno_status(errno, "fdatasync", path_);
   return Status::ok();
 }

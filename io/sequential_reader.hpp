@@ -1,5 +1,7 @@
 // Streams a byte range of a file sequentially in chunks of IoOptions::read_chunk with up to
 // IoOptions::depth requests in flight (read-ahead), so the device works while the caller computes.
+// A striped file (io/striped_file.hpp) is read with each member volume's own read chunk and depth:
+// requests never cross a stripe, and up to that volume's depth are in flight on each volume.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,8 @@ class SequentialReader {
   SequentialReader& operator=(const SequentialReader&) = delete;
   ~SequentialReader() = default;
 
-  /// The next chunk in file order (at most read_chunk bytes); an empty span after the last one.
+  /// The next chunk in file order (at most read_chunk bytes, or the member volume's read chunk for
+  /// a striped file); an empty span after the last one.
   /// The span is valid until the next call. A read error, or a file shorter than `end`, is an error.
   Expected<std::span<const std::byte>> next();
   /// Bytes of the range not yet returned.
@@ -39,10 +42,14 @@ class SequentialReader {
     std::size_t length = 0;  // bytes wanted (the request is rounded up to the alignment)
     bool ready = false;
     Status error;
+    const File* file = nullptr;     // the (member) file holding the chunk
+    std::uint64_t file_offset = 0;  // offset in that file
+    std::size_t member = 0;
   };
   SequentialReader(const File& file, std::uint64_t begin, std::uint64_t end, const IoOptions& options,
                    IoCounters* counters);
-  Status submit(int slot);
+  Status fill();  // submits requests while slots, the range and the per-volume depths allow
+  Status submit(int slot, const FileSegment& segment);
   Status complete(int slot, int result, bool from_ring);
   Status wait_for(int slot);
 
@@ -55,6 +62,10 @@ class SequentialReader {
   IoCounters local_counters_;
   std::vector<Slot> slots_;  // declared before ring_: the ring drains before buffers are freed
   std::deque<int> order_;    // submitted slots, oldest first
+  std::vector<int> free_;    // slots neither submitted nor held
+  std::vector<std::size_t> chunk_;    // per member: bytes per request
+  std::vector<unsigned> depth_;       // per member: requests in flight at most
+  std::vector<unsigned> in_flight_;   // per member: ring requests in flight now
   int held_ = -1;            // slot whose data the caller holds
   UringQueue ring_;
 };

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "io/fault_injection.hpp"
+#include "io/striped_file.hpp"
 
 namespace edgestream {
 SequentialWriter::SequentialWriter(const File& file, const IoOptions& options, IoCounters* counters)
@@ -14,14 +15,26 @@ SequentialWriter::SequentialWriter(const File& file, const IoOptions& options, I
 
 Expected<std::unique_ptr<SequentialWriter>> SequentialWriter::open(const File& file, const IoOptions& options,
                                                                   IoCounters* counters) {
-  if (options.write_chunk == 0 || options.write_chunk % kIoAlignment != 0) {
-    return invalid_argument("write chunk " + std::to_string(options.write_chunk) +
-                            " must be a positive multiple of " + std::to_string(kIoAlignment));
-  }
   std::unique_ptr<SequentialWriter> writer(new SequentialWriter(file, options, counters));
-  writer->options_.depth = std::max(1U, options.depth);
   if (options.engine != IoEngine::kUring || !uring_available()) writer->options_.engine = IoEngine::kSync;
-  if (writer->options_.engine == IoEngine::kSync) writer->options_.depth = 1;
+  const bool sync = writer->options_.engine == IoEngine::kSync;
+  // Per member: a plain file uses `options`; a striped file each volume's own settings. The slots
+  // are shared: as many as the members' depths together (one when synchronous).
+  unsigned total_depth = 0;
+  for (std::size_t m = 0; m < file.member_count(); ++m) {
+    const IoOptions& io = file.member_io(m) != nullptr ? *file.member_io(m) : options;
+    if (io.write_chunk == 0 || io.write_chunk % kIoAlignment != 0) {
+      return invalid_argument("write chunk " + std::to_string(io.write_chunk) + " must be a positive multiple of " +
+                              std::to_string(kIoAlignment));
+    }
+    writer->chunk_.push_back(io.write_chunk);
+    writer->depth_.push_back(sync ? 1U : std::max(1U, io.depth));
+    writer->buffer_bytes_ = std::max(writer->buffer_bytes_, io.write_chunk);
+    total_depth += writer->depth_.back();
+  }
+  writer->in_flight_.assign(file.member_count(), 0);
+  writer->options_.depth = sync ? 1U : total_depth;
+  writer->options_.write_chunk = writer->buffer_bytes_;
   return writer;
 }
 
@@ -29,7 +42,7 @@ Status SequentialWriter::append_slow(std::span<const std::byte> data) {
   ES_RETURN_IF_ERROR(error_);
   if (slots_.empty()) {
     slots_.resize(options_.depth);
-    for (auto& slot : slots_) slot.buffer = AlignedBuffer(options_.write_chunk);
+    for (auto& slot : slots_) slot.buffer = AlignedBuffer(buffer_bytes_);
   }
   while (!data.empty()) {
     if (current_ < 0) {
@@ -38,6 +51,9 @@ Status SequentialWriter::append_slow(std::span<const std::byte> data) {
         const auto it = std::find_if(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.busy; });
         if (it != slots_.end()) {
           current_ = static_cast<int>(it - slots_.begin());
+          // The buffer ends at the volume's write chunk or the end of the stripe, whichever is first.
+          const FileSegment segment = file_->segment(submitted_);
+          limit_ = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_[segment.member], segment.contiguous));
           break;
         }
         ES_RETURN_IF_ERROR(wait_one());
@@ -45,12 +61,12 @@ Status SequentialWriter::append_slow(std::span<const std::byte> data) {
       fill_ = 0;
     }
     Slot& slot = slots_[static_cast<std::size_t>(current_)];
-    const std::size_t n = std::min(data.size(), options_.write_chunk - fill_);
+    const std::size_t n = std::min(data.size(), limit_ - fill_);
     std::memcpy(slot.buffer.data() + fill_, data.data(), n);
     fill_ += n;
     appended_ += n;
     data = data.subspan(n);
-    if (fill_ == options_.write_chunk) ES_RETURN_IF_ERROR(submit_current(/*last=*/false));
+    if (fill_ == limit_) ES_RETURN_IF_ERROR(submit_current(/*last=*/false));
   }
   return Status::ok();
 }
@@ -66,8 +82,12 @@ Status SequentialWriter::submit_current(bool last) {
     }
   }
   Slot& slot = slots_[static_cast<std::size_t>(current_)];
-  const std::size_t aligned = round_up(fill_, file_->alignment());
+  const FileSegment segment = file_->segment(submitted_);
+  const std::size_t aligned = round_up(fill_, segment.file->alignment());
   if (aligned > fill_) std::memset(slot.buffer.data() + fill_, 0, aligned - fill_);
+  slot.file = segment.file;
+  slot.file_offset = segment.offset;
+  slot.member = segment.member;
   slot.offset = submitted_;
   slot.length = aligned;
   slot.busy = true;
@@ -76,9 +96,11 @@ Status SequentialWriter::submit_current(bool last) {
   current_ = -1;
   fill_ = 0;
   ++counters_->requests;
+  VolumeCounters* volume = file_->member_counters(slot.member);
+  if (volume != nullptr) volume->requests.fetch_add(1, std::memory_order_relaxed);
   if (!ring_) {
     const std::uint64_t start = monotonic_ns();
-    Status status = file_->write_at(slot.offset, std::span<const std::byte>(slot.buffer.data(), slot.length));
+    Status status = slot.file->write_at(slot.file_offset, std::span<const std::byte>(slot.buffer.data(), slot.length));
     counters_->wait_ns += monotonic_ns() - start;
     slot.busy = false;
     if (!status.is_ok()) {
@@ -86,11 +108,23 @@ Status SequentialWriter::submit_current(bool last) {
       return status;
     }
     counters_->bytes_written += slot.length;
+    if (volume != nullptr) volume->bytes_written.fetch_add(slot.length, std::memory_order_relaxed);
     return Status::ok();
   }
-  Status status = ring_->submit_write(file_->fd(), slot.buffer.data(), slot.length, slot.offset,
+  // In order: when this volume has its depth in flight, wait for one of its writes to finish.
+  while (in_flight_[slot.member] >= depth_[slot.member]) {
+    Status waited = wait_one();
+    if (!waited.is_ok()) {
+      slot.busy = false;
+      return waited;
+    }
+  }
+  const unsigned now = ++in_flight_[slot.member];
+  if (volume != nullptr) volume->note_submit(now);
+  Status status = ring_->submit_write(slot.file->fd(), slot.buffer.data(), slot.length, slot.file_offset,
                                      static_cast<std::uint64_t>(index));
   if (!status.is_ok()) {
+    --in_flight_[slot.member];
     slot.busy = false;
     error_ = status;
   }
@@ -99,22 +133,27 @@ Status SequentialWriter::submit_current(bool last) {
 
 Status SequentialWriter::complete(int slot_index, int os_result) {
   Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
-  const long long result = fault_injection::adjust(fault_injection::Op::kWrite, file_->path(), slot.length, os_result);
+  const File& file = *slot.file;
+  --in_flight_[slot.member];
+  const long long result = fault_injection::adjust(fault_injection::Op::kWrite, file.path(), slot.length, os_result);
   slot.busy = false;
   Status status;
   if (result < 0 && result != -EINTR && result != -EAGAIN) {
-    status = errno_status(static_cast<int>(-result), "write", file_->path(), static_cast<long long>(slot.offset));
+    status = errno_status(static_cast<int>(-result), "write", file.path(), static_cast<long long>(slot.file_offset));
   } else {
     // A short (or interrupted) write is finished synchronously; File::write_at owns the retries.
     std::size_t done = result > 0 ? static_cast<std::size_t>(result) : 0;
     if (done < slot.length) {
-      done = round_down(done, file_->alignment());
-      status = file_->write_at(slot.offset + done,
+      done = round_down(done, file.alignment());
+      status = file.write_at(slot.file_offset + done,
                                std::span<const std::byte>(slot.buffer.data() + done, slot.length - done));
     }
   }
   if (status.is_ok()) {
     counters_->bytes_written += slot.length;
+    if (VolumeCounters* volume = file_->member_counters(slot.member)) {
+      volume->bytes_written.fetch_add(slot.length, std::memory_order_relaxed);
+    }
   } else if (error_.is_ok()) {
     error_ = status;
   }

@@ -1,5 +1,7 @@
 // Appends bytes to a file sequentially in requests of IoOptions::write_chunk with up to
 // IoOptions::depth writes in flight (write-behind), so the caller computes while the device writes.
+// A striped file (io/striped_file.hpp) is written with each member volume's own write chunk and
+// depth: a request never crosses a stripe, and up to that volume's depth are in flight on each.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,7 @@ class SequentialWriter {
   /// Copies `data` into the current buffer, submitting full buffers. After an error every call
   /// returns that first error.
   Status append(std::span<const std::byte> data) {
-    if (current_ >= 0 && fill_ + data.size() < options_.write_chunk) {  // fast path: fits the buffer
+    if (current_ >= 0 && fill_ + data.size() < limit_) {  // fast path: fits the buffer
       std::memcpy(slots_[static_cast<std::size_t>(current_)].buffer.data() + fill_, data.data(), data.size());
       fill_ += data.size();
       appended_ += data.size();
@@ -44,7 +46,8 @@ class SequentialWriter {
   /// After finish(): starts again at offset 0 (the file is truncated at the next finish()).
   void restart();
   std::uint64_t bytes_appended() const { return appended_; }
-  /// Bytes of buffer memory the writer holds while active.
+  /// Bytes of buffer memory the writer holds while active (a plain file; a striped file holds the
+  /// sum of its members' depths times their largest write chunk).
   static std::size_t memory_bytes(const IoOptions& options) { return std::size_t{options.depth} * options.write_chunk; }
 
  private:
@@ -53,6 +56,9 @@ class SequentialWriter {
     std::uint64_t offset = 0;
     std::size_t length = 0;  // bytes to write (rounded up to the alignment on the last one)
     bool busy = false;
+    const File* file = nullptr;     // the (member) file written
+    std::uint64_t file_offset = 0;  // offset in that file
+    std::size_t member = 0;
   };
   SequentialWriter(const File& file, const IoOptions& options, IoCounters* counters);
   Status append_slow(std::span<const std::byte> data);
@@ -69,6 +75,11 @@ class SequentialWriter {
   std::vector<Slot> slots_;      // declared before ring_: the ring drains before buffers are freed
   int current_ = -1;             // slot being filled
   std::size_t fill_ = 0;
+  std::size_t limit_ = 0;          // capacity of the current buffer (volume chunk, stripe end)
+  std::size_t buffer_bytes_ = 0;   // size of every slot buffer (the largest member chunk)
+  std::vector<std::size_t> chunk_;    // per member: bytes per request
+  std::vector<unsigned> depth_;       // per member: writes in flight at most
+  std::vector<unsigned> in_flight_;   // per member: ring writes in flight now
   Status error_;
   std::unique_ptr<UringQueue> ring_;  // created with the buffers, torn down by finish()
 };
