@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "core/cancellation.hpp"
+#include "core/checkpoint.hpp"
 #include "core/engine_options.hpp"
 #include "core/memory_plan.hpp"
 #include "core/program.hpp"
@@ -94,6 +95,7 @@ class Engine {
     ES_RETURN_IF_ERROR(status);
     stats_.engine_seconds = seconds_since(start);
     stats_.peak_rss = peak_rss_bytes();
+    if (checkpoint_) stats_.checkpoint = checkpoint_->counters();
     return stats_;
   }
 
@@ -124,6 +126,7 @@ class Engine {
   // ---- setup ------------------------------------------------------------------------------
 
   Status setup() {
+    ES_RETURN_IF_ERROR(start_checkpoints());
     MemoryPlanInput input;
     input.vertices = graph_.vertices;
     input.vertex_bytes = sizeof(Vertex);
@@ -134,6 +137,7 @@ class Engine {
     input.edges = graph_.edges;
     input.baseline_rss = current_rss_bytes();
     ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, options_));
+    if (checkpoint_) ES_RETURN_IF_ERROR(checkpoint_->check_plan(plan_));
     stats_.plan = plan_;
     stats_.edges_codec = options_.edges_codec;
     stats_.updates_codec = options_.updates_codec;
@@ -291,26 +295,36 @@ class Engine {
 
   Status iterate(const FinalStateVisitor<Vertex>& visit) {
     std::uint32_t s = 0;
+    if (checkpoint_) ES_RETURN_IF_ERROR(resume_checkpoint(s));
+    const std::uint32_t first = s;
     for (;; ++s) {
       const auto superstep_start = std::chrono::steady_clock::now();
       current_ = SuperstepStats{};
       current_.superstep = s;
       set_out_ = s & 1U;
       for (auto& writer : writers_[set_out_]) writer->restart();
+      // A checkpoint of the boundary before s: the states after s - 1's updates, before prepare.
+      const bool checkpointing = checkpoint_ && checkpoint_->due(s);
+      if (checkpointing) ES_RETURN_IF_ERROR(begin_checkpoint(s));
       for (std::uint64_t p = 0; p < K_; ++p) {
         if (cancel_requested()) return cancelled();
         select_partition(p);
         if (s == 0) {
           for_each_vertex([&](VertexId v, Vertex& state) { program_.init(v, state); });
+        } else if (s == first) {  // resumed: the checkpoint holds exactly these states
+          ES_RETURN_IF_ERROR(checkpoint_->read_state(base_, std::span(state_.data(), count_ * sizeof(Vertex))));
         } else {
           ES_RETURN_IF_ERROR(load_partition(p));
           ES_RETURN_IF_ERROR(gather_pending(p, (s - 1) & 1U, s - 1));
         }
+        if (checkpointing) ES_RETURN_IF_ERROR(checkpoint_->add_state(std::span(state_.data(), count_ * sizeof(Vertex))));
         if constexpr (P::kHasPrepare) current_.active += prepare_partition(s);
         ES_RETURN_IF_ERROR(scatter_partition(p, s));
         ES_RETURN_IF_ERROR(save_partition(p));
       }
       for (auto& writer : writers_[set_out_]) ES_RETURN_IF_ERROR(writer->finish(workers_[0].frame_scratch));
+      if (s == first && checkpoint_) checkpoint_->end_resume();
+      if (checkpointing) ES_RETURN_IF_ERROR(checkpoint_->commit());
       stats_.updates_emitted += current_.emitted;
       stats_.updates_in_memory += current_.in_memory;
       stats_.updates_spilled += current_.spilled;
@@ -332,6 +346,47 @@ class Engine {
       ES_RETURN_IF_ERROR(visit(static_cast<VertexId>(base_), std::span<const Vertex>(states(), count_)));
     }
     return Status::ok();
+  }
+
+  // ---- checkpoints (core/checkpoint.hpp) -----------------------------------------------------------
+
+  // With --checkpoint/--resume: the session (a resume is verified and checked against this run, and
+  // fixes the plan's partition count, batch and request sizes before planning).
+  Status start_checkpoints() {
+    if (!options_.checkpoint.enabled()) return Status::ok();
+    if constexpr (!kCheckpointable<P>) {
+      return Status{StatusCode::kUnsupported, "--checkpoint/--resume: this algorithm's engine program does not support checkpoints"};
+    } else {
+      ES_ASSIGN_OR_RETURN(CheckpointIdentity id, CheckpointIdentity::of_run(graph_, options_, sizeof(Vertex), sizeof(Update)));
+      ES_ASSIGN_OR_RETURN(checkpoint_, CheckpointSession::start(options_.checkpoint, std::move(id), options_));
+      return Status::ok();
+    }
+  }
+
+  // Resuming: the program's members and the statistics as they were; `s` = the superstep to run.
+  Status resume_checkpoint(std::uint32_t& s) {
+    if constexpr (kCheckpointable<P>) {
+      if (!checkpoint_->resuming()) return Status::ok();
+      StateReader program(checkpoint_->resumed_program(), "checkpoint " + checkpoint_->resumed_file() + " (program fields)");
+      ES_RETURN_IF_ERROR(load_program_state(program_, program));
+      ES_RETURN_IF_ERROR(program.expect_end());
+      StateReader progress(checkpoint_->resumed_progress(), "checkpoint " + checkpoint_->resumed_file() + " (statistics)");
+      ES_RETURN_IF_ERROR(load_progress(progress, stats_));
+      s = checkpoint_->first_superstep();
+    }
+    return Status::ok();
+  }
+
+  Status begin_checkpoint(std::uint32_t s) {
+    if constexpr (kCheckpointable<P>) {
+      StateWriter program;
+      save_program_state(program_, program);
+      StateWriter progress;
+      save_progress(stats_, progress);
+      return checkpoint_->begin(s, program.bytes(), progress.bytes());
+    } else {
+      return Status::ok();
+    }
   }
 
   static Status cancelled() {
@@ -756,6 +811,7 @@ class Engine {
   std::vector<std::unique_ptr<FramedWriter>> writers_[2];
   IoCounters edge_read_counters_;
   IoCounters update_read_counters_;
+  std::unique_ptr<CheckpointSession> checkpoint_;  // --checkpoint / --resume
 };
 
 /// Runs `program` on `graph` with `options`; `visit` receives the final states.

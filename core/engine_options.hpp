@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compress/codec.hpp"
+#include "core/checkpoint_options.hpp"
 #include "io/io_options.hpp"
 
 namespace edgestream {
@@ -22,6 +23,7 @@ struct EngineOptions {
   bool cache_edges = true;                             // keep the input in memory when K = 1 and it fits
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
+  CheckpointOptions checkpoint;                        // --checkpoint / --resume (core/checkpoint.hpp)
 };
 
 }  // namespace edgestream

@@ -54,6 +54,12 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
       << "CORE::UTILS::PEAK_RSS " << stats.peak_rss << "\n"
       << "CORE::TIME::SETUP " << stats.setup_seconds << " seconds\n"
       << "CORE::TIME::IO_WAIT " << stats.io_wait_seconds() << " seconds\n";
+  if (stats.checkpoint.enabled) {
+    out << "CORE::CHECKPOINT::WRITTEN " << stats.checkpoint.written << "\n"
+        << "CORE::CHECKPOINT::BYTES " << stats.checkpoint.bytes << "\n"
+        << "CORE::CHECKPOINT::SECONDS " << stats.checkpoint.seconds << "\n"
+        << "CORE::CHECKPOINT::RESUMED_FROM " << stats.checkpoint.resumed_from << "\n";
+  }
 }
 
 std::string json_escape(const std::string& s) {
