@@ -310,24 +310,16 @@ void CheckpointFileWriter::remove_temporary() {
   open_ = false;
 }
 
-Expected<CheckpointFileWriter> CheckpointFileWriter::begin(const std::filesystem::path& dir, std::span<const std::byte> meta,
-                                                           std::uint64_t state_bytes) {
+Expected<CheckpointFileWriter> CheckpointFileWriter::begin(const std::filesystem::path& dir, std::uint64_t state_bytes) {
   CheckpointFileWriter w;
   w.dir_ = dir;
   w.temp_ = dir / (kTempPrefix + std::to_string(::getpid()));
   ES_ASSIGN_OR_RETURN(w.file_, File::open(w.temp_, OpenMode::kCreate, /*direct=*/false));
   w.open_ = true;
-  std::vector<std::byte> head(kHeaderBytes + meta.size());
-  std::memcpy(head.data(), kMagic.data(), kMagic.size());
-  store(head.data() + 8, kVersion);
-  store(head.data() + 12, std::uint32_t{0});
-  store(head.data() + 16, static_cast<std::uint64_t>(meta.size()));
-  store(head.data() + 24, state_bytes);
-  if (!meta.empty()) std::memcpy(head.data() + kHeaderBytes, meta.data(), meta.size());
-  ES_RETURN_IF_ERROR(w.file_.write_at(0, head));
-  w.crc_ = crc_update(0, head);
-  w.offset_ = head.size();
-  w.state_end_ = w.offset_ + state_bytes;
+  // The header is written by commit(), once the fields are known: until then the file is no checkpoint.
+  w.offset_ = kHeaderBytes;
+  w.synced_ = kHeaderBytes;
+  w.state_end_ = kHeaderBytes + state_bytes;
   return w;
 }
 
@@ -348,17 +340,31 @@ Status CheckpointFileWriter::append(std::span<const std::byte> states) {
   return Status::ok();
 }
 
-Status CheckpointFileWriter::commit() {
+Status CheckpointFileWriter::commit(std::span<const std::byte> meta) {
   if (!open_) return internal_error("checkpoint " + temp_.string() + ": committed twice");
   if (offset_ != state_end_) {
-    return internal_error("checkpoint " + temp_.string() + ": " + std::to_string(state_end_ - offset_) +
+    const std::uint64_t missing = state_end_ - offset_;
+    remove_temporary();
+    return internal_error("checkpoint " + temp_.string() + ": " + std::to_string(missing) +
                           " bytes of vertex state missing at commit");
   }
-  std::array<std::byte, kTrailerBytes> trailer{};
-  std::memcpy(trailer.data(), kEndMagic.data(), kEndMagic.size());
-  store(trailer.data() + 8, crc_);
-  ES_RETURN_IF_ERROR(file_.write_at(offset_, trailer));
-  offset_ += trailer.size();
+  std::array<std::byte, kHeaderBytes> head{};
+  std::memcpy(head.data(), kMagic.data(), kMagic.size());
+  store(head.data() + 8, kVersion);
+  store(head.data() + 16, state_end_ - kHeaderBytes);
+  store(head.data() + 24, static_cast<std::uint64_t>(meta.size()));
+  // crc32(header | state | meta) from the pieces' checksums.
+  std::uint32_t crc = crc_update(0, head);
+  crc = static_cast<std::uint32_t>(::crc32_combine(crc, crc_, static_cast<z_off_t>(state_end_ - kHeaderBytes)));
+  crc = crc_update(crc, meta);
+  std::vector<std::byte> tail(meta.size() + kTrailerBytes);
+  if (!meta.empty()) std::memcpy(tail.data(), meta.data(), meta.size());
+  std::memcpy(tail.data() + meta.size(), kEndMagic.data(), kEndMagic.size());
+  store(tail.data() + meta.size() + 8, crc);
+  store(tail.data() + meta.size() + 12, std::uint32_t{0});
+  ES_RETURN_IF_ERROR(file_.write_at(offset_, tail));
+  offset_ += tail.size();
+  ES_RETURN_IF_ERROR(file_.write_at(0, head));
   ES_RETURN_IF_ERROR(file_.sync());
   // The pages are on the device: drop them from the page cache (a checkpoint is read only to resume).
   ::posix_fadvise(file_.fd(), 0, 0, POSIX_FADV_DONTNEED);
@@ -406,13 +412,13 @@ Expected<CheckpointFileReader> CheckpointFileReader::open(const std::filesystem:
     return corruption(name + " has format version " + std::to_string(version) + ", this build reads version " +
                       std::to_string(kVersion));
   }
-  const auto meta_bytes = fetch<std::uint64_t>(head.data() + 16);
-  const auto state_bytes = fetch<std::uint64_t>(head.data() + 24);
+  const auto state_bytes = fetch<std::uint64_t>(head.data() + 16);
+  const auto meta_bytes = fetch<std::uint64_t>(head.data() + 24);
   if (meta_bytes > kMaxMetaBytes || state_bytes > size ||
       size != kHeaderBytes + meta_bytes + state_bytes + kTrailerBytes) {
     return corruption(name + " is truncated or damaged: " + std::to_string(size) + " bytes, its header announces " +
-                      std::to_string(kHeaderBytes) + " + " + std::to_string(meta_bytes) + " + " +
-                      std::to_string(state_bytes) + " + " + std::to_string(kTrailerBytes));
+                      std::to_string(kHeaderBytes) + " + " + std::to_string(state_bytes) + " + " +
+                      std::to_string(meta_bytes) + " + " + std::to_string(kTrailerBytes));
   }
   // One sequential pass over everything but the trailer: the checksum.
   std::uint32_t crc = 0;
@@ -438,9 +444,9 @@ Expected<CheckpointFileReader> CheckpointFileReader::open(const std::filesystem:
                       " does not match the stored " + hex32(stored));
   }
   r.meta_.resize(meta_bytes);
-  ES_ASSIGN_OR_RETURN(const std::size_t meta_read, r.file_.read_at(kHeaderBytes, r.meta_));
+  ES_ASSIGN_OR_RETURN(const std::size_t meta_read, r.file_.read_at(kHeaderBytes + state_bytes, r.meta_));
   if (meta_read != meta_bytes) return corruption(name + " is truncated in its fields");
-  r.state_offset_ = kHeaderBytes + meta_bytes;
+  r.state_offset_ = kHeaderBytes;
   r.state_bytes_ = state_bytes;
   return r;
 }
@@ -476,6 +482,7 @@ Expected<std::unique_ptr<CheckpointSession>> CheckpointSession::start(const Chec
     ES_RETURN_IF_ERROR(in.get(superstep));
     ES_RETURN_IF_ERROR(in.get_bytes(session->resumed_program_));
     ES_RETURN_IF_ERROR(in.get_bytes(session->resumed_progress_));
+    ES_RETURN_IF_ERROR(in.get(session->resumed_changed_));
     ES_RETURN_IF_ERROR(in.expect_end());
     ES_RETURN_IF_ERROR(check_identity(session->saved_, session->identity_, file, /*plan=*/false));
     if (superstep == 0 || session->reader_->state_bytes() != session->saved_.vertices * session->saved_.vertex_bytes) {
@@ -531,17 +538,14 @@ bool CheckpointSession::due(std::uint32_t superstep) const {
   return false;
 }
 
-Status CheckpointSession::begin(std::uint32_t superstep, const std::vector<std::byte>& program,
-                                const std::vector<std::byte>& progress) {
+Status CheckpointSession::begin(std::uint32_t superstep, std::vector<std::byte> program, std::vector<std::byte> progress) {
   begin_time_ = std::chrono::steady_clock::now();
-  StateWriter meta;
-  identity_.save(meta);
-  meta.put(superstep);
-  meta.put_bytes(program);
-  meta.put_bytes(progress);
   ES_ASSIGN_OR_RETURN(CheckpointFileWriter writer,
-                      CheckpointFileWriter::begin(options_.dir, meta.bytes(), identity_.vertices * identity_.vertex_bytes));
+                      CheckpointFileWriter::begin(options_.dir, identity_.vertices * identity_.vertex_bytes));
   writer_ = std::make_unique<CheckpointFileWriter>(std::move(writer));
+  program_ = std::move(program);
+  progress_ = std::move(progress);
+  superstep_ = superstep;
   last_superstep_ = superstep;
   counters_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_time_).count();
   return Status::ok();
@@ -555,9 +559,15 @@ Status CheckpointSession::add_state(std::span<const std::byte> states) {
   return status;
 }
 
-Status CheckpointSession::commit() {
+Status CheckpointSession::commit(std::uint64_t changed) {
   const auto start = std::chrono::steady_clock::now();
-  Status status = writer_->commit();
+  StateWriter meta;
+  identity_.save(meta);
+  meta.put(superstep_);
+  meta.put_bytes(program_);
+  meta.put_bytes(progress_);
+  meta.put(changed);
+  Status status = writer_->commit(meta.bytes());
   if (status.is_ok()) {
     ++counters_.written;
     counters_.bytes += writer_->bytes();

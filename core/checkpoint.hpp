@@ -5,16 +5,16 @@
 // after all updates emitted in s - 1 have been applied (the engine writes each partition's state
 // right after its gather of s - 1's updates, before prepare/scatter of s, so no update stream
 // needs saving), the program's own members after done(s - 1), the run's per-superstep statistics,
-// and what identifies the run. A resumed run starts superstep s from that state; because every
-// later step is the same deterministic computation with the same memory plan, its results are
-// bit-for-bit those of an uninterrupted run.
+// how many vertices s - 1's updates changed (counted in s), and what identifies the run. A resumed
+// run starts superstep s from that state; because every later step is the same deterministic
+// computation with the same memory plan, its results are bit-for-bit those of an uninterrupted run.
 //
-// File DIR/checkpoint (native byte order; written as DIR/checkpoint.tmp-<pid>, fdatasync'ed,
-// renamed over the previous one, directory fsync'ed: the previous checkpoint stays valid until the
-// new one is complete):
-//   header  32 B: magic "ESCKPT01", u32 version, u32 0, u64 meta bytes, u64 state bytes
-//   meta       : identity, superstep, program members, statistics (StateWriter fields)
+// File DIR/checkpoint (native byte order; written as DIR/checkpoint.tmp-<pid> while superstep s
+// runs, then fdatasync'ed, renamed over the previous one and the directory fsync'ed: the previous
+// checkpoint stays valid until the new one is complete):
+//   header  32 B: magic "ESCKPT01", u32 version, u32 0, u64 state bytes, u64 meta bytes
 //   state      : vertices * sizeof(Vertex), in vertex-id order
+//   meta       : identity, superstep, program members, statistics (StateWriter fields)
 //   trailer 16 B: magic "ESCKPEND", u32 zlib crc32 of everything before, u32 0
 #pragma once
 
@@ -183,13 +183,13 @@ class CheckpointFileWriter {
   CheckpointFileWriter& operator=(const CheckpointFileWriter&) = delete;
   ~CheckpointFileWriter();
 
-  /// Starts DIR/checkpoint.tmp-<pid> with the header and `meta`; `state_bytes` of state follow.
-  static Expected<CheckpointFileWriter> begin(const std::filesystem::path& dir, std::span<const std::byte> meta,
-                                              std::uint64_t state_bytes);
+  /// Starts DIR/checkpoint.tmp-<pid>, to hold `state_bytes` of vertex state.
+  static Expected<CheckpointFileWriter> begin(const std::filesystem::path& dir, std::uint64_t state_bytes);
   /// Appends vertex states (in vertex-id order).
   Status append(std::span<const std::byte> states);
-  /// Trailer, fdatasync, rename to DIR/checkpoint, fsync of DIR. Errors if not all state was appended.
-  Status commit();
+  /// Writes `meta`, the header and the trailer, fdatasync, renames to DIR/checkpoint, fsyncs DIR.
+  /// Errors (and removes the temporary file) if not all state was appended.
+  Status commit(std::span<const std::byte> meta);
   /// For tests: stops as a killed process would, leaving the temporary file behind.
   void abandon_like_a_crash();
   std::uint64_t bytes() const { return offset_; }
@@ -202,7 +202,7 @@ class CheckpointFileWriter {
   std::uint64_t offset_ = 0;
   std::uint64_t state_end_ = 0;
   std::uint64_t synced_ = 0;
-  std::uint32_t crc_ = 0;
+  std::uint32_t crc_ = 0;  // of the state
   bool open_ = false;
 };
 
@@ -255,11 +255,16 @@ class CheckpointSession {
 
   /// True when a checkpoint should be taken before `superstep` (every N supersteps or T seconds).
   bool due(std::uint32_t superstep) const;
-  /// Starts the checkpoint of the boundary before `superstep`.
-  Status begin(std::uint32_t superstep, const std::vector<std::byte>& program, const std::vector<std::byte>& progress);
+  /// Starts the checkpoint of the boundary before `superstep`: `program` and `progress` are the
+  /// program's members and the statistics (save_program_state, save_progress) at that boundary.
+  Status begin(std::uint32_t superstep, std::vector<std::byte> program, std::vector<std::byte> progress);
   /// States of the next vertices in id order (every vertex exactly once before commit).
   Status add_state(std::span<const std::byte> states);
-  Status commit();
+  /// Completes it; `changed` = vertices changed by the previous superstep's updates gathered in
+  /// this one (SuperstepStats::changed counts them; a resumed superstep starts from it).
+  Status commit(std::uint64_t changed);
+  /// A resumed run: the `changed` its first superstep starts with.
+  std::uint64_t resumed_changed() const { return resumed_changed_; }
   bool writing() const { return writer_ != nullptr; }
   const CheckpointStats& counters() const { return counters_; }
 
@@ -271,6 +276,10 @@ class CheckpointSession {
   std::unique_ptr<CheckpointFileWriter> writer_;
   std::vector<std::byte> resumed_program_;
   std::vector<std::byte> resumed_progress_;
+  std::uint64_t resumed_changed_ = 0;
+  std::vector<std::byte> program_;   // of the checkpoint being written
+  std::vector<std::byte> progress_;
+  std::uint32_t superstep_ = 0;
   std::uint32_t first_superstep_ = 0;
   std::uint32_t last_superstep_ = 0;  // of the last checkpoint (or the resume)
   std::chrono::steady_clock::time_point last_time_;

@@ -301,10 +301,12 @@ class Engine {
       const auto superstep_start = std::chrono::steady_clock::now();
       current_ = SuperstepStats{};
       current_.superstep = s;
+      if (s == first && s > 0) current_.changed = checkpoint_->resumed_changed();
       set_out_ = s & 1U;
       for (auto& writer : writers_[set_out_]) writer->restart();
       // A checkpoint of the boundary before s: the states after s - 1's updates, before prepare.
       const bool checkpointing = checkpoint_ && checkpoint_->due(s);
+      std::uint64_t pending_changed = 0;  // vertices changed by s - 1's updates
       if (checkpointing) ES_RETURN_IF_ERROR(begin_checkpoint(s));
       for (std::uint64_t p = 0; p < K_; ++p) {
         if (cancel_requested()) return cancelled();
@@ -315,7 +317,9 @@ class Engine {
           ES_RETURN_IF_ERROR(checkpoint_->read_state(base_, std::span(state_.data(), count_ * sizeof(Vertex))));
         } else {
           ES_RETURN_IF_ERROR(load_partition(p));
+          const std::uint64_t before = current_.changed;
           ES_RETURN_IF_ERROR(gather_pending(p, (s - 1) & 1U, s - 1));
+          pending_changed += current_.changed - before;
         }
         if (checkpointing) ES_RETURN_IF_ERROR(checkpoint_->add_state(std::span(state_.data(), count_ * sizeof(Vertex))));
         if constexpr (P::kHasPrepare) current_.active += prepare_partition(s);
@@ -324,7 +328,7 @@ class Engine {
       }
       for (auto& writer : writers_[set_out_]) ES_RETURN_IF_ERROR(writer->finish(workers_[0].frame_scratch));
       if (s == first && checkpoint_) checkpoint_->end_resume();
-      if (checkpointing) ES_RETURN_IF_ERROR(checkpoint_->commit());
+      if (checkpointing) ES_RETURN_IF_ERROR(checkpoint_->commit(pending_changed));
       stats_.updates_emitted += current_.emitted;
       stats_.updates_in_memory += current_.in_memory;
       stats_.updates_spilled += current_.spilled;
