@@ -69,6 +69,7 @@ struct BeliefPropagationProgram {
   static constexpr bool kHasPrepare = true;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
   static constexpr double kPriorLogRatio = 0.0;  // prior (0.5, 0.5)
 
   std::uint32_t iterations = 5;

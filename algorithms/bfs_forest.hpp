@@ -31,6 +31,7 @@ struct BfsForestProgram {
   static constexpr bool kHasPrepare = false;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
 
   static bool better(VertexId root, std::uint32_t level, VertexId than_root, std::uint32_t than_level) {
     return root < than_root || (root == than_root && level < than_level);

@@ -34,6 +34,7 @@ struct CheckBipProgram {
   static constexpr bool kHasPrepare = false;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
   static constexpr std::uint32_t kNotYet = UINT32_MAX;
 
   std::uint32_t check_superstep = kNotYet;  // the superstep of phase 1, once known

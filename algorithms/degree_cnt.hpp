@@ -22,6 +22,7 @@ struct DegreeCountProgram {
   static constexpr bool kHasPrepare = false;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 2;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
 
   void init(VertexId, Vertex& s) const { s = Vertex{0, 0}; }
   template <typename Emit>

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "algorithms/reference_graph.hpp"
+#include "core/checkpoint.hpp"
 #include "core/program.hpp"
 #include "io/status.hpp"
 
@@ -119,6 +120,30 @@ struct HyperAnfProgram {
   std::uint64_t max_iterations = 100;
   HyperAnfTally* tally = nullptr;
   bool finished = false;  // set by the last done(): the final prepare leaves the states alone
+
+  // --checkpoint (core/checkpoint.hpp): the tally lives outside the program, so the program saves
+  // it itself. At a superstep boundary the running sum and best are zero (done() reset them).
+  static constexpr bool kCheckpointable = true;
+  void save_state(StateWriter& out) const {
+    out.put(finished);
+    out.put(static_cast<std::uint32_t>(tally->stop));
+    out.put(static_cast<std::uint64_t>(tally->iterations.size()));
+    for (const HyperAnfTally::Iteration& it : tally->iterations) out.put(it);
+  }
+  Status load_state(StateReader& in) {
+    std::uint32_t stop = 0;
+    std::uint64_t n = 0;
+    ES_RETURN_IF_ERROR(in.get(finished));
+    ES_RETURN_IF_ERROR(in.get(stop));
+    ES_RETURN_IF_ERROR(in.get(n));
+    if (stop > static_cast<std::uint32_t>(HyperAnfTally::Stop::kStable) || n > (std::uint64_t{1} << 32)) {
+      return corruption(in.what() + ": HyperANF tally out of range");
+    }
+    tally->stop = static_cast<HyperAnfTally::Stop>(stop);
+    tally->iterations.resize(n);
+    for (HyperAnfTally::Iteration& it : tally->iterations) ES_RETURN_IF_ERROR(in.get(it));
+    return Status::ok();
+  }
 
   void init(VertexId v, Vertex& s) const {
     std::memset(&s, 0, sizeof(Vertex));

@@ -37,6 +37,7 @@ struct MisProgram {
   static constexpr bool kHasPrepare = true;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
 
   void init(VertexId, Vertex& s) const { s = Vertex{0, kUndecided, UINT32_MAX}; }
   bool prepare(VertexId, Vertex& s, std::uint32_t superstep) const {

@@ -32,6 +32,7 @@ struct PageRankProgram {
   static constexpr bool kHasPrepare = true;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
   static constexpr double kDamping = 0.85;
 
   std::uint32_t iterations = 5;

@@ -19,6 +19,7 @@ struct RangeCheckProgram {
   static constexpr bool kHasPrepare = false;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
   void init(VertexId, Vertex& s) const { s.unused = 0; }
   template <typename Emit>
   void scatter(const Vertex&, const Edge&, std::uint32_t, Emit&&) const {}

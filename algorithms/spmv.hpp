@@ -45,6 +45,7 @@ struct SpmvProgram {
   static constexpr bool kHasPrepare = false;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
   __extension__ using Wide = unsigned __int128;  // GCC/Clang extensions, intended
   __extension__ using SignedWide = __int128;
 

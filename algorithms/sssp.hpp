@@ -27,6 +27,7 @@ struct SsspProgram {
   static constexpr bool kHasPrepare = false;
   static constexpr bool kNonNegativeWeights = true;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
 
   VertexId source = 0;
 

@@ -31,6 +31,7 @@ struct SsspForestProgram {
   static constexpr bool kHasPrepare = false;
   static constexpr bool kNonNegativeWeights = true;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
 
   static bool better(VertexId root, float distance, VertexId than_root, float than_distance) {
     return root < than_root || (root == than_root && distance < than_distance);

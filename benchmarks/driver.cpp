@@ -16,6 +16,7 @@
 #include <string>
 
 #include "algorithms/algorithm.hpp"
+#include "algorithms/checkpointable.hpp"
 #include "compress/codec.hpp"
 #include "core/cancellation.hpp"
 #include "core/size_literal.hpp"
@@ -81,8 +82,13 @@ po::options_description make_options() {
        "DIR,read_chunk=1M,write_chunk=1M,io_depth=16 or DIR,config=configs/network-volume.cfg")
       ("stripe_unit", po::value<std::string>()->default_value("0"),
        "bytes per stripe of a stream striped over several volumes (0: the largest chunk of the volumes)")
-      ("checkpoint", po::value<std::string>(), "save vertex state at superstep boundaries (not yet available)")
-      ("resume", po::value<std::string>(), "continue a checkpointed run (not yet available)");
+      ("checkpoint", po::value<std::string>(),
+       "save the run's state in this directory at superstep boundaries, atomically (docs/checkpoint.md)")
+      ("checkpoint_every", po::value<std::string>(), "with --checkpoint: every N supersteps")
+      ("checkpoint_seconds", po::value<std::string>(),
+       "with --checkpoint: when T seconds passed since the last one (default 300 when neither is given)")
+      ("resume", po::value<std::string>(),
+       "continue the run checkpointed in this directory (same graph, algorithm, parameters, -p and plan)");
   po::options_description algorithm("Algorithm options");
   algorithm.add_options()
       ("pagerank::niters", po::value<std::string>()->default_value("5"), "PageRank iterations")
@@ -228,6 +234,44 @@ Expected<double> real_option(const po::variables_map& vm, const char* name) {
   return invalid_argument(std::string("--") + name + " expects a non-negative number, got '" + value + "'");
 }
 
+// --checkpoint DIR [--checkpoint_every N] [--checkpoint_seconds T], --resume DIR.
+Status checkpoint_options(const po::variables_map& vm, const std::string& algorithm, AlgorithmRequest& req) {
+  CheckpointOptions& c = req.engine.checkpoint;
+  if (vm.count("checkpoint") == 0 && (vm.count("checkpoint_every") != 0 || vm.count("checkpoint_seconds") != 0)) {
+    return invalid_argument("--checkpoint_every and --checkpoint_seconds need --checkpoint DIR");
+  }
+  if (vm.count("checkpoint") == 0 && vm.count("resume") == 0) return Status::ok();
+  if (vm.count("checkpoint") != 0) {
+    c.dir = text(vm, "checkpoint");
+    if (c.dir.empty()) return invalid_argument("--checkpoint needs a directory");
+  }
+  if (vm.count("resume") != 0) {
+    c.resume = text(vm, "resume");
+    if (c.resume.empty()) return invalid_argument("--resume needs a directory");
+  }
+  if (vm.count("checkpoint_every") != 0) {
+    ES_ASSIGN_OR_RETURN(c.every, count_option(vm, "checkpoint_every"));
+    if (c.every == 0) return invalid_argument("--checkpoint_every must be at least 1");
+  }
+  if (vm.count("checkpoint_seconds") != 0) {
+    const std::string value = text(vm, "checkpoint_seconds");
+    try {
+      std::size_t used = 0;
+      c.seconds = std::stod(value, &used);
+      if (used != value.size() || !(c.seconds > 0) || !std::isfinite(c.seconds)) c.seconds = -1;
+    } catch (const std::exception&) {
+      c.seconds = -1;
+    }
+    if (c.seconds < 0) return invalid_argument("--checkpoint_seconds expects a positive number of seconds, got '" + value + "'");
+  }
+  if (c.writes() && c.every == 0 && c.seconds == 0) c.seconds = kDefaultCheckpointSeconds;
+  if (algorithm_registry().count(algorithm) == 0) return Status::ok();  // reported as unknown later
+  auto identity = checkpoint_run_identity(algorithm, req.params);
+  if (!identity) return identity.status();
+  c.run_identity = *identity;
+  return Status::ok();
+}
+
 // Parses the command line (and --config) into a request. Usage problems come back as kInvalidArgument.
 Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::string& algorithm) {
   AlgorithmRequest req;
@@ -281,11 +325,6 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
     const std::string value = compressed_io && vm[name].defaulted() ? std::string("zlib") : text(vm, name);
     ES_ASSIGN_OR_RETURN(*spec, parse_codec(name, value));
   }
-  for (const char* option : {"checkpoint", "resume"}) {
-    if (vm.count(option) != 0) {
-      return Status{StatusCode::kUnsupported, std::string("--") + option + " is not available in this build yet"};
-    }
-  }
   req.engine.heartbeat = vm.count("heartbeat") != 0;
   req.engine.cache_edges = vm.count("no_edge_cache") == 0;
   req.engine.edge_grid = vm.count("no_edge_grid") == 0;
@@ -324,6 +363,7 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   ES_ASSIGN_OR_RETURN(req.params.hyperanf_max_iterations, count_option(vm, "hyperanf::maxiters"));
   ES_ASSIGN_OR_RETURN(req.params.hyperanf_epsilon, real_option(vm, "hyperanf::epsilon"));
   ES_ASSIGN_OR_RETURN(req.params.hyperanf_rsd, real_option(vm, "hyperanf::rsd"));
+  ES_RETURN_IF_ERROR(checkpoint_options(vm, algorithm, req));
   // Accepted X-Stream options that must still be well-formed.
   for (const char* name : {"cpu_line_size", "fanout", "force_buffers"}) {
     ES_RETURN_IF_ERROR(count_option(vm, name).status());

@@ -35,6 +35,7 @@
 
 #include "core/block_schedule.hpp"
 #include "core/cancellation.hpp"
+#include "core/checkpoint.hpp"
 #include "core/engine_options.hpp"
 #include "core/memory_plan.hpp"
 #include "core/program.hpp"
@@ -103,6 +104,7 @@ class Engine {
     ES_RETURN_IF_ERROR(status);
     stats_.engine_seconds = seconds_since(start);
     stats_.peak_rss = peak_rss_bytes();
+    if (checkpoint_) stats_.checkpoint = checkpoint_->counters();
     return stats_;
   }
 
@@ -134,6 +136,7 @@ class Engine {
   // ---- setup ------------------------------------------------------------------------------
 
   Status setup() {
+    ES_RETURN_IF_ERROR(start_checkpoints());
     MemoryPlanInput input;
     input.vertices = graph_.vertices;
     input.vertex_bytes = sizeof(Vertex);
@@ -152,6 +155,7 @@ class Engine {
     input.min_depth = static_cast<unsigned>(volumes_.size());
     ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, planned));
     volumes_.fit_to_plan(plan_.io);
+    if (checkpoint_) ES_RETURN_IF_ERROR(checkpoint_->check_plan(plan_));
     stats_.plan = plan_;
     stats_.edges_codec = options_.edges_codec;
     stats_.updates_codec = options_.updates_codec;
@@ -178,7 +182,11 @@ class Engine {
     }
     const std::uint64_t state_vertices = std::min<std::uint64_t>(graph_.vertices, plan_.partition_vertices());
     state_ = AlignedBuffer(std::max<std::uint64_t>(plan_.state_bytes, state_vertices * sizeof(Vertex)));
-    if (K_ == 1) return Status::ok();
+    if (K_ == 1) {
+      // With room for the input, read (and check) it once now; supersteps then stream memory.
+      if (plan_.edge_cache_bytes > 0 && graph_.edges > 0) ES_RETURN_IF_ERROR(load_edge_cache());
+      return Status::ok();
+    }
 
     // One file per stream and volume of its stripe set (a placed stream has one).
     ES_RETURN_IF_ERROR(ensure_open_file_limit((5 * K_ + 1) * volumes_.size() + 32));
@@ -312,21 +320,33 @@ class Engine {
 
   Status iterate(const FinalStateVisitor<Vertex>& visit) {
     std::uint32_t s = 0;
+    if (checkpoint_) ES_RETURN_IF_ERROR(resume_checkpoint(s));
+    const std::uint32_t first = s;
     for (;; ++s) {
       const auto superstep_start = std::chrono::steady_clock::now();
       current_ = SuperstepStats{};
       current_.superstep = s;
+      if (s == first && s > 0) current_.changed = checkpoint_->resumed_changed();
       set_out_ = s & 1U;
       for (auto& writer : writers_[set_out_]) writer->restart();
+      // A checkpoint of the boundary before s: the states after s - 1's updates, before prepare.
+      const bool checkpointing = checkpoint_ && checkpoint_->due(s);
+      std::uint64_t pending_changed = 0;  // vertices changed by s - 1's updates
+      if (checkpointing) ES_RETURN_IF_ERROR(begin_checkpoint(s));
       for (std::uint64_t p = 0; p < K_; ++p) {
         if (cancel_requested()) return cancelled();
         select_partition(p);
         if (s == 0) {
           for_each_vertex([&](VertexId v, Vertex& state) { program_.init(v, state); });
+        } else if (s == first) {  // resumed: the checkpoint holds exactly these states
+          ES_RETURN_IF_ERROR(checkpoint_->read_state(base_, std::span(state_.data(), count_ * sizeof(Vertex))));
         } else {
           ES_RETURN_IF_ERROR(load_partition(p));
+          const std::uint64_t before = current_.changed;
           ES_RETURN_IF_ERROR(gather_pending(p, (s - 1) & 1U, s - 1));
+          pending_changed += current_.changed - before;
         }
+        if (checkpointing) ES_RETURN_IF_ERROR(checkpoint_->add_state(std::span(state_.data(), count_ * sizeof(Vertex))));
         if constexpr (P::kHasPrepare) current_.active += prepare_partition(s);
         // Programs that tell which vertices can emit: a partition with none is not scattered
         // (once every input record has been checked), and grid cells of inactive blocks are skipped.
@@ -336,6 +356,8 @@ class Engine {
         ES_RETURN_IF_ERROR(save_partition(p));
       }
       for (auto& writer : writers_[set_out_]) ES_RETURN_IF_ERROR(writer->finish(workers_[0].frame_scratch));
+      if (s == first && checkpoint_) checkpoint_->end_resume();
+      if (checkpointing) ES_RETURN_IF_ERROR(checkpoint_->commit(pending_changed));
       stats_.updates_emitted += current_.emitted;
       stats_.updates_in_memory += current_.in_memory;
       stats_.updates_spilled += current_.spilled;
@@ -357,6 +379,47 @@ class Engine {
       ES_RETURN_IF_ERROR(visit(static_cast<VertexId>(base_), std::span<const Vertex>(states(), count_)));
     }
     return Status::ok();
+  }
+
+  // ---- checkpoints (core/checkpoint.hpp) -----------------------------------------------------------
+
+  // With --checkpoint/--resume: the session (a resume is verified and checked against this run, and
+  // fixes the plan's partition count, batch and request sizes before planning).
+  Status start_checkpoints() {
+    if (!options_.checkpoint.enabled()) return Status::ok();
+    if constexpr (!kCheckpointable<P>) {
+      return Status{StatusCode::kUnsupported, "--checkpoint/--resume: this algorithm's engine program does not support checkpoints"};
+    } else {
+      ES_ASSIGN_OR_RETURN(CheckpointIdentity id, CheckpointIdentity::of_run(graph_, options_, sizeof(Vertex), sizeof(Update)));
+      ES_ASSIGN_OR_RETURN(checkpoint_, CheckpointSession::start(options_.checkpoint, std::move(id), options_));
+      return Status::ok();
+    }
+  }
+
+  // Resuming: the program's members and the statistics as they were; `s` = the superstep to run.
+  Status resume_checkpoint(std::uint32_t& s) {
+    if constexpr (kCheckpointable<P>) {
+      if (!checkpoint_->resuming()) return Status::ok();
+      StateReader program(checkpoint_->resumed_program(), "checkpoint " + checkpoint_->resumed_file() + " (program fields)");
+      ES_RETURN_IF_ERROR(load_program_state(program_, program));
+      ES_RETURN_IF_ERROR(program.expect_end());
+      StateReader progress(checkpoint_->resumed_progress(), "checkpoint " + checkpoint_->resumed_file() + " (statistics)");
+      ES_RETURN_IF_ERROR(load_progress(progress, stats_));
+      s = checkpoint_->first_superstep();
+    }
+    return Status::ok();
+  }
+
+  Status begin_checkpoint(std::uint32_t s) {
+    if constexpr (kCheckpointable<P>) {
+      StateWriter program;
+      save_program_state(program_, program);
+      StateWriter progress;
+      save_progress(stats_, progress);
+      return checkpoint_->begin(s, program.bytes(), progress.bytes());
+    } else {
+      return Status::ok();
+    }
   }
 
   static Status cancelled() {
@@ -565,9 +628,6 @@ class Engine {
       }
       return Status::ok();
     }
-    const bool fill_cache = from_input && plan_.edge_cache_bytes > 0;
-    if (fill_cache && edge_cache_.size() == 0) edge_cache_ = AlignedBuffer(plan_.edge_cache_bytes);
-    std::uint64_t cached = 0;
     IoCounters* counters = from_input ? &stats_.input_io : &edge_read_counters_;  // reverse streams count as edges
     const bool framed = !from_input && options_.edges_codec.enabled();
     ES_ASSIGN_OR_RETURN(auto reader, FramedReader::open(file, stored, bytes, plan_.io, framed, plan_.io.write_chunk,
@@ -575,16 +635,53 @@ class Engine {
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
-      ES_RETURN_IF_ERROR(scatter_run(run, first, s, mode, /*validate=*/from_input, from_input ? nullptr : &file));
-      if (fill_cache) {
-        std::memcpy(edge_cache_.data() + cached, run.data(), run.size());
-        cached += run.size();
-      }
-      return Status::ok();
+      return scatter_run(run, first, s, mode, /*validate=*/from_input, from_input ? nullptr : &file);
     }));
     if (from_input) input_validated_ = true;  // every record was read and checked
-    edges_cached_ = fill_cache && cached == bytes;
-    if (edges_cached_ && plan_.grid_bytes > 0) build_grid();
+    return Status::ok();
+  }
+
+  // K = 1 with the input kept in memory: reads the whole input once at setup, checking every
+  // record (in parallel, the first bad one reported), then builds the grid when the plan has room.
+  // Every superstep, including the first and the first after a resume, then runs on the same copy.
+  Status load_edge_cache() {
+    const std::size_t rs = graph_.record_size();
+    const std::uint64_t bytes = graph_.edges * rs;
+    edge_cache_ = AlignedBuffer(plan_.edge_cache_bytes);
+    const std::size_t T = workers_.size();
+    std::vector<std::uint64_t> bad(T);
+    std::vector<Edge> bad_edges(T);
+    std::uint64_t cached = 0;
+    ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(input_file_, 0, bytes, plan_.io, &stats_.input_io));
+    ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + input_file_.path(),
+                                           [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+      if (cancel_requested()) return cancelled();
+      const std::size_t n = run.size() / rs;
+      pool_->run(T, [&](std::size_t t, unsigned) {
+        bad[t] = UINT64_MAX;
+        for (std::size_t i = n * t / T; i < n * (t + 1) / T; ++i) {
+          const Edge e = decode_edge(run.data() + i * rs, graph_.type);
+          if (!edge_is_valid(e)) {
+            bad[t] = first + i;
+            bad_edges[t] = e;
+            return;
+          }
+        }
+      });
+      for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
+        if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], P::kNonNegativeWeights);
+      }
+      std::memcpy(edge_cache_.data() + cached, run.data(), run.size());
+      cached += run.size();
+      return Status::ok();
+    }));
+    if (cached != bytes) {
+      return corruption("edge file " + input_file_.path() + " ended after " + std::to_string(cached) + " of " +
+                        std::to_string(bytes) + " bytes");
+    }
+    edges_cached_ = true;
+    input_validated_ = true;
+    if (plan_.grid_bytes > 0) build_grid();
     return Status::ok();
   }
 
@@ -972,6 +1069,7 @@ class Engine {
   std::vector<std::unique_ptr<FramedWriter>> writers_[2];
   IoCounters edge_read_counters_;
   IoCounters update_read_counters_;
+  std::unique_ptr<CheckpointSession> checkpoint_;  // --checkpoint / --resume
 };
 
 /// Runs `program` on `graph` with `options`; `visit` receives the final states.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compress/codec.hpp"
+#include "core/checkpoint_options.hpp"
 #include "io/io_options.hpp"
 
 namespace edgestream {
@@ -43,6 +44,7 @@ struct EngineOptions {
   bool edge_grid = true;                               // and regroup it by block pairs (core/block_schedule.hpp)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
+  CheckpointOptions checkpoint;                        // --checkpoint / --resume (core/checkpoint.hpp)
 };
 
 }  // namespace edgestream

@@ -70,6 +70,12 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
         << key << "MEAN_IN_FLIGHT " << s.mean_in_flight << "\n"
         << key << "MAX_IN_FLIGHT " << s.max_in_flight << "\n";
   }
+  if (stats.checkpoint.enabled) {
+    out << "CORE::CHECKPOINT::WRITTEN " << stats.checkpoint.written << "\n"
+        << "CORE::CHECKPOINT::BYTES " << stats.checkpoint.bytes << "\n"
+        << "CORE::CHECKPOINT::SECONDS " << stats.checkpoint.seconds << "\n"
+        << "CORE::CHECKPOINT::RESUMED_FROM " << stats.checkpoint.resumed_from << "\n";
+  }
 }
 
 std::string json_escape(const std::string& s) {

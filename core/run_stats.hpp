@@ -24,6 +24,15 @@ struct SuperstepStats {
   std::uint64_t active = 0;      // vertices whose prepare() returned true (programs whose prepare returns bool)
 };
 
+/// What a run did with checkpoints (--checkpoint/--resume; core/checkpoint.hpp): this process only.
+struct CheckpointStats {
+  bool enabled = false;            // --checkpoint or --resume was given
+  std::uint64_t written = 0;       // checkpoints committed
+  std::uint64_t bytes = 0;         // their bytes
+  double seconds = 0;              // time spent writing them (included in the engine's time)
+  std::int64_t resumed_from = -1;  // the superstep a resumed run started at (-1: not resumed)
+};
+
 struct RunStats {
   MemoryPlan plan;
   std::uint64_t vertices = 0;
@@ -45,6 +54,7 @@ struct RunStats {
   std::uint64_t peak_rss = 0;
   std::vector<SuperstepStats> per_superstep;
   std::vector<VolumeStats> volumes;  // scratch volumes (core/volume_set.hpp); empty when none was used
+  CheckpointStats checkpoint;
 
   std::uint64_t bytes_read() const {
     return input_io.bytes_read + edges_io.bytes_read + updates_io.bytes_read + vertices_io.bytes_read;

@@ -32,7 +32,7 @@ struct Rule {
   // Called (under the rules' lock: keep it short, no I/O) each time the rule affects a request,
   // e.g. to raise a stop request at an exact phase of a run. With error=0 and max_transfer=0 the
   // request itself is left as it was.
-  std::function<void()> on_hit;
+  std::function<void()> on_hit = nullptr;
 };
 
 /// Replaces all rules (and resets the per-rule byte counters). Thread-safe.
