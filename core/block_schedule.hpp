@@ -34,6 +34,22 @@ inline unsigned grid_block_shift(std::uint64_t vertices, unsigned cache_shift) {
   return shift;
 }
 
+/// Inside a cell the records are grouped further by destination: 2 * S sub-buckets (S per block of
+/// the pair, each 2^grid_shift / S vertices wide), so the updates of a run of records land in a
+/// window of the state that stays in the L1 cache. S is a power of two chosen so that all buckets
+/// (cells * 2S) stay at most kMaxGridBuckets (their counters are part of the memory plan).
+inline constexpr std::uint64_t kMaxGridBuckets = std::uint64_t{1} << 16;
+inline constexpr unsigned kMinSubBucketShift = 6;  // at least 64 vertices per sub-bucket
+inline unsigned grid_sub_bucket_bits(std::uint32_t blocks, unsigned grid_shift) {
+  unsigned bits = 0;
+  while (bits + kMinSubBucketShift < grid_shift && block_cells(blocks) * (std::uint64_t{2} << (bits + 1)) <= kMaxGridBuckets) {
+    ++bits;
+  }
+  return bits;
+}
+/// Number of buckets (cells * 2^(bits+1)).
+inline std::uint64_t grid_buckets(std::uint32_t blocks, unsigned sub_bits) { return block_cells(blocks) << (sub_bits + 1); }
+
 /// One task of a round: the cells it processes (1 to 3 cell indexes: {a,b}, and {a,a}, {b,b} in round 0).
 struct BlockTask {
   std::uint32_t a = 0;

@@ -687,45 +687,61 @@ class Engine {
 
   // ---- the in-memory edge grid (K = 1, edges in memory; core/block_schedule.hpp) -----------
 
-  // Regroups the cached records by the cell of their block pair, keeping input order inside a
-  // cell (each thread counts and then places one contiguous range of the input), and frees the
-  // input-order copy. The plan reserved both copies (grid_bytes).
+  // Regroups the cached records by bucket — the cell of their block pair, then the destination's
+  // sub-bucket (core/block_schedule.hpp) — keeping input order inside a bucket (each thread counts
+  // and then places one contiguous range of the input), and frees the input-order copy. The plan
+  // reserved both copies and the counters (grid_bytes).
   void build_grid() {
     const std::size_t rs = graph_.record_size();
     const std::uint64_t n = graph_.edges;
     const unsigned shift = plan_.grid_shift;
     const auto blocks = static_cast<std::uint32_t>(((std::max<std::uint64_t>(graph_.vertices, 1) - 1) >> shift) + 1);
-    const std::uint64_t cells = block_cells(blocks);
+    const unsigned sub_bits = grid_sub_bucket_bits(blocks, shift);
+    const std::uint64_t buckets = grid_buckets(blocks, sub_bits);
+    const unsigned sub_shift = shift - sub_bits;
+    const std::uint32_t sub_mask = (std::uint32_t{1} << sub_bits) - 1;
+    grid_bucket_bits_ = sub_bits + 1;
     const std::size_t T = workers_.size();
     const EdgeFileType type = graph_.type;
     const std::byte* in = edge_cache_.data();
-    auto cell_of = [&](const std::byte* record) {
+    auto bucket_of = [&](const std::byte* record) {
       const Edge e = decode_edge(record, type);
-      return block_cell(e.src >> shift, e.dst >> shift);
+      const std::uint32_t bs = e.src >> shift;
+      const std::uint32_t bd = e.dst >> shift;
+      const std::uint32_t side = bd >= bs ? 1U : 0U;  // the destination's block: the pair's higher or lower
+      const std::uint64_t sub = (std::uint64_t{side} << sub_bits) | ((e.dst >> sub_shift) & sub_mask);
+      return (block_cell(bs, bd) << grid_bucket_bits_) | sub;
     };
-    std::vector<std::vector<std::uint64_t>> cursor(T, std::vector<std::uint64_t>(cells, 0));
+    std::vector<std::vector<std::uint64_t>> cursor(T, std::vector<std::uint64_t>(buckets, 0));
     pool_->run(T, [&](std::size_t t, unsigned) {
       std::uint64_t* count = cursor[t].data();
-      for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) ++count[cell_of(in + i * rs)];
+      for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) ++count[bucket_of(in + i * rs)];
     });
-    cell_begin_.assign(cells + 1, 0);
+    bucket_begin_.assign(buckets + 1, 0);
     std::uint64_t total = 0;
-    for (std::uint64_t c = 0; c < cells; ++c) {
-      cell_begin_[c] = total;
+    for (std::uint64_t c = 0; c < buckets; ++c) {
+      bucket_begin_[c] = total;
       for (std::size_t t = 0; t < T; ++t) {
         const std::uint64_t count = cursor[t][c];
         cursor[t][c] = total;
         total += count;
       }
     }
-    cell_begin_[cells] = total;
+    bucket_begin_[buckets] = total;
     grid_ = AlignedBuffer(edge_cache_.size());
     std::byte* out = grid_.data();
-    pool_->run(T, [&](std::size_t t, unsigned) {
+    auto place = [&]<std::size_t kSize>(std::size_t t) {  // a constant size: the copy is two moves, not a call
       std::uint64_t* next = cursor[t].data();
       for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) {
-        const std::byte* record = in + i * rs;
-        std::memcpy(out + next[cell_of(record)]++ * rs, record, rs);
+        const std::byte* record = in + i * kSize;
+        std::memcpy(out + next[bucket_of(record)]++ * kSize, record, kSize);
+      }
+    };
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      if (rs == edge_record_size(EdgeFileType::kWeighted)) {
+        place.template operator()<12>(t);
+      } else {
+        place.template operator()<8>(t);
       }
     });
     edge_cache_ = AlignedBuffer();
@@ -794,20 +810,27 @@ class Engine {
               if (!active) continue;
             }
             if (!at.started) {
-              at.record = cell_begin_[c];
+              at.record = bucket_begin_[c << grid_bucket_bits_];
               at.started = true;
             }
-            const std::uint64_t end = cell_begin_[c + 1];
-            for (; at.record < end; ++at.record) {
-              if (k + kEmitsPerRecord > capacity) break;
-              const Edge e = decode_edge(grid + at.record * rs, type);
-              if (mode.forward) program_.scatter(st[e.src], e, s, emit);
-              if constexpr (P::kUndirected) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
-              if constexpr (kReverse) {
-                if (mode.reverse) program_.scatter_reverse(st[e.dst], e, s, emit);
+            const std::uint64_t end = bucket_begin_[(c + 1) << grid_bucket_bits_];
+            std::uint64_t r = at.record;
+            while (r < end) {
+              // Records that certainly fit in the buffer's free room, then check again.
+              const std::uint64_t room = (capacity - k) / kEmitsPerRecord;
+              if (room == 0) break;
+              const std::uint64_t stop = std::min(end, r + room);
+              for (; r < stop; ++r) {
+                const Edge e = decode_edge(grid + r * rs, type);
+                if (mode.forward) program_.scatter(st[e.src], e, s, emit);
+                if constexpr (P::kUndirected) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                if constexpr (kReverse) {
+                  if (mode.reverse) program_.scatter_reverse(st[e.dst], e, s, emit);
+                }
               }
             }
-            if (at.record < end) break;  // the buffer is full: continue after the barrier
+            at.record = r;
+            if (r < end) break;  // the buffer is full: continue after the barrier
           }
           w.emitted_count = k;
           w.changed += changed;
@@ -1046,7 +1069,8 @@ class Engine {
   AlignedBuffer edge_cache_;   // the input's records (K = 1, when the plan has room for them)
   bool edges_cached_ = false;  // edge_cache_ holds every record (after the first superstep)
   AlignedBuffer grid_;         // the cached records grouped by block-pair cell (replaces edge_cache_)
-  std::vector<std::uint64_t> cell_begin_;  // first record of each cell (cells + 1 entries)
+  std::vector<std::uint64_t> bucket_begin_;  // first record of each bucket (buckets + 1 entries)
+  unsigned grid_bucket_bits_ = 1;            // buckets per cell = 1 << grid_bucket_bits_
   std::vector<std::vector<BlockTask>> schedule_;
   bool grid_ready_ = false;
   bool input_validated_ = false;           // every input record has been read and checked once

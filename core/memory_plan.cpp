@@ -189,7 +189,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // The block grid, when the budget holds a second copy for the moment it is built.
       const unsigned shift = grid_block_shift(vertices, plan.cache_shift);
       const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
-      const std::uint64_t grid = input_bytes + (threads + 1) * block_cells(static_cast<std::uint32_t>(blocks)) * 8;
+      const auto b32 = static_cast<std::uint32_t>(blocks);
+      const std::uint64_t grid = input_bytes + (threads + 1) * grid_buckets(b32, grid_sub_bucket_bits(b32, shift)) * 8;
       if (options.edge_grid && plan.estimated_peak() + grid <= plan.budget) {
         plan.grid_bytes = grid;
         plan.grid_shift = shift;
