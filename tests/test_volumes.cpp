@@ -301,7 +301,8 @@ TEST_CASE("volumes: per-volume statistics add up to the scratch streams' traffic
                             {"-k", "4", "--verify", "--stats_json", (out / "s.json").string()});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  auto value = [&](const std::string& key) { return std::stoull(stat_value(r.out, key)); };
+  const std::string stats_text = r.out;
+  auto value = [&](const std::string& key) { return std::stoull(stat_value(stats_text, key)); };
   const std::uint64_t written = value("CORE::VOLUME::0::BYTES_WRITTEN") + value("CORE::VOLUME::1::BYTES_WRITTEN");
   const std::uint64_t read = value("CORE::VOLUME::0::BYTES_READ") + value("CORE::VOLUME::1::BYTES_READ");
   CHECK(written == value("CORE::BYTES::EDGES_WRITTEN") + value("CORE::BYTES::UPDATES_WRITTEN") +
