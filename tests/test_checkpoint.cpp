@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +19,6 @@
 #include "core/checkpoint.hpp"
 #include "tests/test_support.hpp"
 
-extern char** environ;
 
 namespace fs = std::filesystem;
 using namespace edgestream;
@@ -76,23 +74,6 @@ std::string result_lines(const std::string& out) {
     }
   }
   return kept;
-}
-
-pid_t spawn_driver(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const std::string path = tool_path("benchmark_driver");
-  std::vector<char*> argv{const_cast<char*>(path.c_str())};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(rc == 0);
-  return pid;
 }
 
 // The highest "HEARTBEAT superstep N" in `text`, or -1.

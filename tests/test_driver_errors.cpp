@@ -6,7 +6,6 @@
 // scratch directory, output file or temporary output left behind.
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -29,7 +28,6 @@
 #include "io/fault_injection.hpp"
 #include "tests/test_support.hpp"
 
-extern char** environ;
 
 namespace edgestream::test {
 namespace {
@@ -86,17 +84,6 @@ std::string names(const std::map<std::string, Fingerprint>& entries) {
     REQUIRE(after_ == (before));                                                \
   } while (0)
 
-// The lines of stderr that are not warnings (e.g. "warning: ... refuses O_DIRECT").
-std::vector<std::string> message_lines(const std::string& err) {
-  std::vector<std::string> lines;
-  std::istringstream in(err);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("warning: ", 0) != 0) lines.push_back(line);
-  }
-  return lines;
-}
-
 // One failed run: exit `code`, exactly one message line from benchmark_driver, and every needle in it.
 void expect_failure(const ProcessResult& r, int code, const std::vector<std::string>& needles) {
   INFO("exit " << r.exit_code << "\nstderr:\n" << r.err << "stdout:\n" << r.out);
@@ -150,44 +137,6 @@ class FaultRules {
   FaultRules(const FaultRules&) = delete;
   FaultRules& operator=(const FaultRules&) = delete;
 };
-
-// A benchmark_driver child started without waiting, stdout/stderr into `capture`.
-pid_t spawn_driver(const std::vector<std::string>& args, const fs::path& capture) {
-  const std::string out_path = (capture / "out").string();
-  const std::string err_path = (capture / "err").string();
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const std::string path = tool_path("benchmark_driver");
-  std::vector<char*> argv{const_cast<char*>(path.c_str())};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(rc == 0);
-  return pid;
-}
-
-// Waits for `pid` at most `timeout`; returns its exit code (128 + signal) or -1 after killing it
-// with SIGKILL when it did not finish in time.
-int wait_exit(pid_t pid, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    int status = 0;
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (done < 0 && errno != EINTR) return -2;
-    if (Clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
 
 bool still_running(pid_t pid) {
   int status = 0;
@@ -640,7 +589,7 @@ TEST_CASE("driver errors: SIGTERM and SIGINT mid-run exit 128+N and leave nothin
     const pid_t pid = spawn_driver({"-g", (graph_dir / "big").string(), "-b", "pagerank", "--pagerank::niters", "100000",
                                     "-k", "4", "--work_dir", work.path().string(), "--output",
                                     (out_dir / "ranks.txt").string(), "--stats_json", (out_dir / "stats.json").string()},
-                                   capture.path());
+                                   capture / "out", capture / "err");
     // Wait until the run has its scratch directory (it is mid-run), then a little longer.
     const auto deadline = Clock::now() + std::chrono::seconds(10);
     while (fs::is_empty(work.path()) && still_running(pid) && Clock::now() < deadline) {
@@ -670,7 +619,7 @@ TEST_CASE("driver errors: SIGTERM while blocked opening the graph exits 143", "[
   TempDir dir;
   REQUIRE(mkfifo((dir / "fifo.ini").c_str(), 0644) == 0);  // open() blocks until a writer comes
   TempDir capture;
-  const pid_t pid = spawn_driver({"-g", (dir / "fifo").string(), "-b", "pagerank"}, capture.path());
+  const pid_t pid = spawn_driver({"-g", (dir / "fifo").string(), "-b", "pagerank"}, capture / "out", capture / "err");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   REQUIRE(still_running(pid));
   REQUIRE(kill(pid, SIGTERM) == 0);
@@ -728,7 +677,7 @@ TEST_CASE("driver errors: two runs in the same work directory at once both succe
                             "--work_dir", work.path().string(), "--output",
                             (out_dir / ("ranks" + std::to_string(i) + ".txt")).string(), "--stats_json",
                             (out_dir / ("stats" + std::to_string(i) + ".json")).string()},
-                           capture[i].path());
+                           capture[i] / "out", capture[i] / "err");
   }
   for (int i = 0; i < 2; ++i) {
     const int code = wait_exit(pids[i], std::chrono::seconds(60));

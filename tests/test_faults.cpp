@@ -8,7 +8,6 @@
 // no scratch left, no output (or temporary output) left, inputs unchanged.
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,7 +33,6 @@
 #include "io/uring_queue.hpp"
 #include "tests/test_support.hpp"
 
-extern char** environ;
 
 namespace edgestream::test {
 namespace {
@@ -43,17 +41,7 @@ namespace fs = std::filesystem;
 namespace fi = fault_injection;
 using Clock = std::chrono::steady_clock;
 
-// ---- helpers (small copies of test_driver_errors.cpp's, which are file-local there) -------------
-
-std::vector<std::string> message_lines(const std::string& err) {
-  std::vector<std::string> lines;
-  std::istringstream in(err);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("warning: ", 0) != 0) lines.push_back(line);
-  }
-  return lines;
-}
+// ---- helpers (spawn_driver, wait_exit, message_lines: tests/test_support.hpp) -------------------
 
 std::string listing(const fs::path& dir) {
   std::string all;
@@ -85,47 +73,10 @@ fi::Rule make_rule(fi::Op op, std::string path_contains, std::uint64_t after_byt
   return r;
 }
 
-// A benchmark_driver child, stdout/stderr into files under `capture`.
-pid_t spawn_driver(const std::vector<std::string>& args, const fs::path& capture) {
-  const std::string out_path = (capture / "out").string();
-  const std::string err_path = (capture / "err").string();
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const std::string path = tool_path("benchmark_driver");
-  std::vector<char*> argv{const_cast<char*>(path.c_str())};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(rc == 0);
-  return pid;
-}
-
-// Exit code (128 + signal when killed), or -1 after SIGKILL when `pid` outlived `timeout` (a hang).
-int wait_exit(pid_t pid, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    int status = 0;
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (done < 0 && errno != EINTR) return -2;
-    if (Clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
-
 // benchmark_driver as a subprocess with a deadline: a hang shows as exit -1, a crash as 128+N.
 ProcessResult run_bounded(const std::vector<std::string>& args, std::chrono::seconds timeout = std::chrono::seconds(120)) {
   TempDir capture;
-  const pid_t pid = spawn_driver(args, capture.path());
+  const pid_t pid = spawn_driver(args, capture / "out", capture / "err");
   ProcessResult r;
   r.exit_code = wait_exit(pid, timeout);
   r.out = slurp(capture / "out");
@@ -428,7 +379,7 @@ TEST_CASE("faults: concurrent runs on one graph, one work directory and one --ou
     std::vector<std::string> args{"-g", g, "-b", "cc", "--work_dir", work.path().string(), "--output", shared_out, "--verify"};
     args.insert(args.end(), config.begin(), config.end());
     captures.push_back(std::make_unique<TempDir>());
-    pids.push_back(spawn_driver(args, captures.back()->path()));
+    pids.push_back(spawn_driver(args, *captures.back() / "out", *captures.back() / "err"));
   }
   for (std::size_t i = 0; i < pids.size(); ++i) {
     const int code = wait_exit(pids[i], std::chrono::seconds(120));

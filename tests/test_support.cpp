@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "benchmarks/driver.hpp"
 #include "utils/ingest.hpp"
@@ -87,32 +89,67 @@ ProcessResult run_tool(const std::string& name, const std::vector<std::string>& 
   return run_program(tool_path(name), args);
 }
 
-ProcessResult run_program(const std::string& path, const std::vector<std::string>& args) {
-  TempDir capture;
-  const std::string out_path = (capture / "out").string();
-  const std::string err_path = (capture / "err").string();
+pid_t spawn_program(const std::string& path, const std::vector<std::string>& args, const std::filesystem::path& out,
+                    const std::filesystem::path& err) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(path.c_str()));
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> argv{const_cast<char*>(path.c_str())};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  pid_t pid = 0;
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+pid_t spawn_driver(const std::vector<std::string>& args, const std::filesystem::path& out, const std::filesystem::path& err) {
+  const pid_t pid = spawn_program(tool_path("benchmark_driver"), args, out, err);
+  REQUIRE(pid > 0);
+  return pid;
+}
+
+int wait_exit(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (done < 0 && errno != EINTR) return -2;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+std::vector<std::string> message_lines(const std::string& err) {
+  std::vector<std::string> lines;
+  std::istringstream in(err);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("warning: ", 0) != 0) lines.push_back(line);
+  }
+  return lines;
+}
+
+ProcessResult run_program(const std::string& path, const std::vector<std::string>& args) {
+  TempDir capture;
   ProcessResult result;
-  if (posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
-    posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = spawn_program(path, args, capture / "out", capture / "err");
+  if (pid < 0) {
     result.err = "cannot start " + path;
     return result;
   }
-  posix_spawn_file_actions_destroy(&actions);
   int status = 0;
   waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = slurp(out_path);
-  result.err = slurp(err_path);
+  result.out = slurp(capture / "out");
+  result.err = slurp(capture / "err");
   return result;
 }
 

@@ -3,6 +3,10 @@
 // graphs of ../shared/data/real (gzip text) to the binary format at test time.
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -67,6 +71,17 @@ std::string tool_path(const std::string& name);
 ProcessResult run_tool(const std::string& name, const std::vector<std::string>& args);
 /// Runs the program at `path` (no shell, no PATH search) with `args`, capturing stdout and stderr.
 ProcessResult run_program(const std::string& path, const std::vector<std::string>& args);
+/// Starts the program at `path` with `args` without waiting: stdin /dev/null, stdout and stderr
+/// into the files `out` and `err`. Returns the child's pid, or -1 when it cannot be started.
+pid_t spawn_program(const std::string& path, const std::vector<std::string>& args, const std::filesystem::path& out,
+                    const std::filesystem::path& err);
+/// spawn_program for benchmark_driver; the test fails (REQUIRE) when it cannot be started.
+pid_t spawn_driver(const std::vector<std::string>& args, const std::filesystem::path& out, const std::filesystem::path& err);
+/// Waits for `pid` at most `timeout`: its exit code (128 + signal when killed), or -1 after killing it
+/// with SIGKILL when it did not finish in time (a hang), -2 when waitpid fails.
+int wait_exit(pid_t pid, std::chrono::milliseconds timeout);
+/// The lines of stderr text that are not warnings (e.g. "warning: ... refuses O_DIRECT").
+std::vector<std::string> message_lines(const std::string& err);
 /// Runs edgestream::driver_main in this process (so fault injection applies).
 ProcessResult run_driver_in_process(const std::vector<std::string>& args);
 
