@@ -129,15 +129,6 @@ struct SmallGraph {
   std::string g() const { return (dir / "g").string(); }
 };
 
-// Clears the fault-injection rules however the test ends.
-class FaultRules {
- public:
-  explicit FaultRules(std::vector<fi::Rule> rules) { fi::set_rules(std::move(rules)); }
-  ~FaultRules() { fi::clear(); }
-  FaultRules(const FaultRules&) = delete;
-  FaultRules& operator=(const FaultRules&) = delete;
-};
-
 bool still_running(pid_t pid) {
   int status = 0;
   return waitpid(pid, &status, WNOHANG) == 0;
@@ -504,7 +495,7 @@ void run_fault_case(const FaultCase& c, const fs::path& graph_dir, const std::st
     ProcessResult r;
     std::uint64_t injected = 0;
     {
-      FaultRules rules({c.rule});
+      FaultGuard rules({c.rule});
       r = run_driver_in_process(args);
       injected = fi::injected_count();
     }
@@ -564,7 +555,7 @@ TEST_CASE("driver errors: transient EINTR and short transfers do not change the 
     INFO(name);
     ProcessResult r;
     {
-      FaultRules rules({glitch});
+      FaultGuard rules({glitch});
       r = run_driver_in_process(with_output(name));
       CHECK(fi::injected_count() > 0);
     }

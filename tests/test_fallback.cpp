@@ -11,10 +11,7 @@
 namespace edgestream {
 namespace {
 
-struct FaultGuard {
-  explicit FaultGuard(std::vector<fault_injection::Rule> rules) { fault_injection::set_rules(std::move(rules)); }
-  ~FaultGuard() { fault_injection::clear(); }
-};
+using test::FaultGuard;
 
 TEST_CASE("O_DIRECT refused: File falls back to buffered I/O", "[fallback]") {
   test::TempDir dir;

@@ -50,13 +50,9 @@ std::string listing(const fs::path& dir) {
 }
 
 // Clears the fault-injection rules and any stop request however the test ends.
-class Faults {
- public:
-  explicit Faults(std::vector<fi::Rule> rules) { fi::set_rules(std::move(rules)); }
-  ~Faults() {
-    fi::clear();
-    set_cancel_signal_for_testing(0);
-  }
+struct Faults : FaultGuard {
+  using FaultGuard::FaultGuard;
+  ~Faults() { set_cancel_signal_for_testing(0); }
   Faults(const Faults&) = delete;
   Faults& operator=(const Faults&) = delete;
 };

@@ -30,6 +30,7 @@
 
 using namespace edgestream;  // NOLINT(google-build-using-namespace)
 using edgestream::test::TempDir;
+using edgestream::test::FaultGuard;
 namespace fi = edgestream::fault_injection;
 
 namespace {
@@ -81,14 +82,6 @@ void require_same_bytes(std::span<const std::byte> got, std::span<const std::byt
   INFO("first differing byte at offset " << first_diff);
   REQUIRE(first_diff == got.size());
 }
-
-// Installs fault-injection rules for one scope; the rules are always cleared on exit.
-struct FaultGuard {
-  explicit FaultGuard(std::vector<fi::Rule> rules) { fi::set_rules(std::move(rules)); }
-  ~FaultGuard() { fi::clear(); }
-  FaultGuard(const FaultGuard&) = delete;
-  FaultGuard& operator=(const FaultGuard&) = delete;
-};
 
 const char* engine_name(IoEngine e) { return e == IoEngine::kUring ? "uring" : "sync"; }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "io/fault_injection.hpp"
 #include "io/graph_format.hpp"
 
 namespace edgestream::test {
@@ -63,6 +64,15 @@ struct ProcessResult {
   int exit_code = -1;  // 128 + signal if killed by a signal
   std::string out;
   std::string err;
+};
+
+/// Installs fault-injection rules for one scope; the rules are always cleared when it ends.
+class FaultGuard {
+ public:
+  explicit FaultGuard(std::vector<fault_injection::Rule> rules) { fault_injection::set_rules(std::move(rules)); }
+  ~FaultGuard() { fault_injection::clear(); }
+  FaultGuard(const FaultGuard&) = delete;
+  FaultGuard& operator=(const FaultGuard&) = delete;
 };
 
 /// Path of a built tool ("benchmark_driver", "rmat", ...).
