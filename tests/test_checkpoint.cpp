@@ -76,14 +76,17 @@ std::string result_lines(const std::string& out) {
   return kept;
 }
 
-// The highest "HEARTBEAT superstep N" in `text`, or -1.
+// The highest complete "HEARTBEAT superstep N " in `text`, or -1.
 long last_heartbeat(const std::string& text) {
   long last = -1;
   std::size_t at = 0;
   const std::string key = "HEARTBEAT superstep ";
   while ((at = text.find(key, at)) != std::string::npos) {
     at += key.size();
-    last = std::stol(text.substr(at, text.find(' ', at) - at));
+    // The file is read while the run writes it: a line whose number is not complete yet is skipped.
+    const std::size_t end = text.find(' ', at);
+    if (end == std::string::npos || end == at) break;
+    last = std::stol(text.substr(at, end - at));
   }
   return last;
 }
