@@ -37,6 +37,7 @@ struct MisProgram {
   static constexpr bool kHasPrepare = true;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kReadsWeights = false;  // the grid keeps 4 bytes per edge (core/program.hpp)
   static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
 
   void init(VertexId, Vertex& s) const { s = Vertex{0, kUndecided, UINT32_MAX}; }

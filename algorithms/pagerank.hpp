@@ -32,6 +32,7 @@ struct PageRankProgram {
   static constexpr bool kHasPrepare = true;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kReadsWeights = false;  // the grid keeps 4 bytes per edge (core/program.hpp)
   static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
   static constexpr double kDamping = 0.85;
 
@@ -52,6 +53,22 @@ struct PageRankProgram {
       emit(e.src, Update{1.0F});
     } else {
       emit(e.dst, Update{src.rank / static_cast<float>(src.degree)});
+    }
+  }
+  // The in-memory grid scatters from this 4-byte view of the source (core/program.hpp): the same
+  // float division, done once per vertex instead of once per edge.
+  struct Source {
+    float contribution;
+  };
+  Source source(const Vertex& v, std::uint32_t superstep) const {
+    return Source{superstep == 0 || v.degree == 0 ? 0.0F : v.rank / static_cast<float>(v.degree)};
+  }
+  template <typename Emit>
+  void scatter_source(const Source& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const {
+    if (superstep == 0) {
+      emit(e.src, Update{1.0F});
+    } else {
+      emit(e.dst, Update{src.contribution});
     }
   }
   bool gather(VertexId, Vertex& v, const Update& u, std::uint32_t emitted_superstep) const {

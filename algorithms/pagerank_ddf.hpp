@@ -51,6 +51,7 @@ struct PageRankDdfProgram {
   static constexpr bool kHasPrepare = true;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kReadsWeights = false;  // the grid keeps 4 bytes per edge (core/program.hpp)
   static constexpr bool kCheckpointable = true;  // --checkpoint: members saved as they are (core/checkpoint.hpp)
   static constexpr double kDamping = 0.85;
   __extension__ using Wide = unsigned __int128;  // GCC/Clang extension, intended

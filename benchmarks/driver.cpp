@@ -69,6 +69,7 @@ po::options_description make_options() {
       ("io_engine", po::value<std::string>()->default_value("uring"), "uring, or sync (pread/pwrite)")
       ("no_edge_cache", "re-read the input every superstep even when the budget could hold it")
       ("no_edge_grid", "keep the in-memory edges in input order (no block-pair grid; for comparisons)")
+      ("full_grid_records", "store whole input records in the grid instead of block-local ids (for comparisons)")
       ("edges_codec", po::value<std::string>()->default_value("none"),
        "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy")
       ("updates_codec", po::value<std::string>()->default_value("none"),
@@ -328,6 +329,7 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   req.engine.heartbeat = vm.count("heartbeat") != 0;
   req.engine.cache_edges = vm.count("no_edge_cache") == 0;
   req.engine.edge_grid = vm.count("no_edge_grid") == 0;
+  req.engine.compact_grid = vm.count("full_grid_records") == 0;
   if (vm.count("work_dir") != 0) {
     for (const auto& dir : vm["work_dir"].as<std::vector<std::string>>()) {
       ES_ASSIGN_OR_RETURN(auto volume, parse_work_dir(dir));

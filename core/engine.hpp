@@ -68,6 +68,13 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// How the in-memory grid stores one edge (Engine::build_grid).
+enum class GridLayout : std::uint8_t {
+  kFull,    // the input record as is (blocks of more than 2^16 vertices, or --full_grid_records)
+  kLocal4,  // 16-bit block-local source and destination ids (the bucket tells the blocks)
+  kLocal8,  // the same and the 4-byte weight (weighted graphs, programs that read weights)
+};
+
 template <EdgeProgram P>
 class Engine {
  public:
@@ -728,23 +735,52 @@ class Engine {
       }
     }
     bucket_begin_[buckets] = total;
-    grid_ = AlignedBuffer(edge_cache_.size());
+    // A block holds at most 2^16 vertices (the usual case): a record keeps the two block-local
+    // ids (the bucket tells the blocks), and the weight only for programs that read it.
+    grid_layout_ = GridLayout::kFull;
+    if (shift <= 16) grid_layout_ = type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? GridLayout::kLocal8 : GridLayout::kLocal4;
+    if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
+    const std::size_t grid_rs = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : rs;
+    grid_ = AlignedBuffer(n * grid_rs);
+    stats_.plan.grid_record_bytes = grid_rs;
     std::byte* out = grid_.data();
-    auto place = [&]<std::size_t kSize>(std::size_t t) {  // a constant size: the copy is two moves, not a call
+    const std::uint32_t local_mask = shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << shift) - 1;
+    auto place = [&]<std::size_t kSize, GridLayout kLayout>(std::size_t t) {  // constant sizes: moves, not calls
       std::uint64_t* next = cursor[t].data();
       for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) {
         const std::byte* record = in + i * kSize;
-        std::memcpy(out + next[bucket_of(record)]++ * kSize, record, kSize);
+        if constexpr (kLayout == GridLayout::kFull) {
+          std::memcpy(out + next[bucket_of(record)]++ * kSize, record, kSize);
+        } else {
+          const Edge e = decode_edge(record, type);
+          const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);
+          std::byte* to = out + next[bucket_of(record)]++ * (kLayout == GridLayout::kLocal4 ? 4 : 8);
+          std::memcpy(to, &local, 4);
+          if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(to + 4, &e.weight, 4);
+        }
       }
     };
     pool_->run(T, [&](std::size_t t, unsigned) {
-      if (rs == edge_record_size(EdgeFileType::kWeighted)) {
-        place.template operator()<12>(t);
-      } else {
-        place.template operator()<8>(t);
+      const bool weighted = rs == edge_record_size(EdgeFileType::kWeighted);
+      switch (grid_layout_) {
+        case GridLayout::kLocal4:
+          weighted ? place.template operator()<12, GridLayout::kLocal4>(t) : place.template operator()<8, GridLayout::kLocal4>(t);
+          break;
+        case GridLayout::kLocal8:
+          place.template operator()<12, GridLayout::kLocal8>(t);
+          break;
+        case GridLayout::kFull:
+          weighted ? place.template operator()<12, GridLayout::kFull>(t) : place.template operator()<8, GridLayout::kFull>(t);
+          break;
       }
     });
     edge_cache_ = AlignedBuffer();
+    if constexpr (ProgramWithSource<P>) {
+      // The sources' array lives in what the grid plan reserved and the compact records left free.
+      const std::uint64_t need = graph_.vertices * sizeof(typename P::Source);
+      const std::uint64_t used = round_up(n * grid_rs, kIoAlignment) + (buckets + 1) * sizeof(std::uint64_t);
+      if (need > 0 && used + round_up(need, kIoAlignment) <= plan_.grid_bytes) sources_ = AlignedBuffer(need);
+    }
     schedule_ = block_pair_schedule(blocks);
     grid_ready_ = true;
   }
@@ -755,8 +791,37 @@ class Engine {
   // fills stops where it is; the buffered updates are then routed and applied after the round's
   // barrier and the unfinished tasks continue, so memory stays within the plan.
   Status scatter_grid(std::uint32_t s, ScatterMode mode) {
-    const std::size_t rs = graph_.record_size();
+    if constexpr (ProgramWithSource<P>) {
+      if (sources_.size() > 0) {
+        // Programs with a narrow Source: each vertex's, once, before any of this superstep's gathers.
+        auto* src = reinterpret_cast<typename P::Source*>(sources_.data());
+        const Vertex* st = states();
+        const std::uint64_t n = count_;
+        const std::size_t T = workers_.size();
+        pool_->run(T, [&](std::size_t t, unsigned) {
+          for (std::uint64_t v = n * t / T; v < n * (t + 1) / T; ++v) src[v] = program_.source(st[v], s);
+        });
+        return scatter_grid_layout<true>(s, mode);
+      }
+    }
+    return scatter_grid_layout<false>(s, mode);
+  }
+
+  template <bool kFromSources>
+  Status scatter_grid_layout(std::uint32_t s, ScatterMode mode) {
+    switch (grid_layout_) {
+      case GridLayout::kLocal4: return scatter_grid_as<GridLayout::kLocal4, kFromSources>(s, mode);
+      case GridLayout::kLocal8: return scatter_grid_as<GridLayout::kLocal8, kFromSources>(s, mode);
+      case GridLayout::kFull: break;
+    }
+    return scatter_grid_as<GridLayout::kFull, kFromSources>(s, mode);
+  }
+
+  template <GridLayout kLayout, bool kFromSources>
+  Status scatter_grid_as(std::uint32_t s, ScatterMode mode) {
+    const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
     const unsigned shift = plan_.grid_shift;
+    const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
     const EdgeFileType type = graph_.type;
     const std::byte* grid = grid_.data();
     constexpr std::size_t kEmitsPerRecord = P::kMaxEmitsPerEdge * (kTwoWay ? 2 : 1);
@@ -814,16 +879,38 @@ class Engine {
               at.started = true;
             }
             const std::uint64_t end = bucket_begin_[(c + 1) << grid_bucket_bits_];
+            // Cell {x, y}, x <= y: its side-0 buckets hold edges y -> x, its side-1 buckets x -> y.
+            const std::uint64_t side1 = bucket_begin_[(c << grid_bucket_bits_) | side_bucket];
+            const std::uint32_t x = c == block_cell(b, b) ? b : a;
+            const std::uint32_t y = c == block_cell(a, a) ? a : b;
             std::uint64_t r = at.record;
             while (r < end) {
-              // Records that certainly fit in the buffer's free room, then check again.
+              // Records that certainly fit in the buffer's free room (and lie on one side), then check again.
               const std::uint64_t room = (capacity - k) / kEmitsPerRecord;
               if (room == 0) break;
-              const std::uint64_t stop = std::min(end, r + room);
+              const std::uint64_t stop = std::min(r < side1 ? side1 : end, r + room);
+              [[maybe_unused]] const VertexId src_base = (r < side1 ? y : x) << shift;
+              [[maybe_unused]] const VertexId dst_base = (r < side1 ? x : y) << shift;
               for (; r < stop; ++r) {
-                const Edge e = decode_edge(grid + r * rs, type);
-                if (mode.forward) program_.scatter(st[e.src], e, s, emit);
-                if constexpr (P::kUndirected) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                Edge e;
+                if constexpr (kLayout == GridLayout::kFull) {
+                  e = decode_edge(grid + r * rs, type);
+                } else {
+                  std::uint32_t local;
+                  std::memcpy(&local, grid + r * rs, 4);
+                  e.src = src_base + (local & 0xFFFFU);
+                  e.dst = dst_base + (local >> 16);
+                  e.weight = 1.0F;
+                  if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(&e.weight, grid + r * rs + 4, 4);
+                }
+                if constexpr (kFromSources) {
+                  const auto* src = reinterpret_cast<const typename P::Source*>(sources_.data());
+                  if (mode.forward) program_.scatter_source(src[e.src], e, s, emit);
+                  if constexpr (P::kUndirected) program_.scatter_source(src[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                } else {
+                  if (mode.forward) program_.scatter(st[e.src], e, s, emit);
+                  if constexpr (P::kUndirected) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                }
                 if constexpr (kReverse) {
                   if (mode.reverse) program_.scatter_reverse(st[e.dst], e, s, emit);
                 }
@@ -1069,6 +1156,8 @@ class Engine {
   AlignedBuffer edge_cache_;   // the input's records (K = 1, when the plan has room for them)
   bool edges_cached_ = false;  // edge_cache_ holds every record (after the first superstep)
   AlignedBuffer grid_;         // the cached records grouped by block-pair cell (replaces edge_cache_)
+  GridLayout grid_layout_ = GridLayout::kFull;
+  AlignedBuffer sources_;      // ProgramWithSource: each vertex's Source for the current superstep (grid only)
   std::vector<std::uint64_t> bucket_begin_;  // first record of each bucket (buckets + 1 entries)
   unsigned grid_bucket_bits_ = 1;            // buckets per cell = 1 << grid_bucket_bits_
   std::vector<std::vector<BlockTask>> schedule_;

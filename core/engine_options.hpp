@@ -42,6 +42,7 @@ struct EngineOptions {
   std::uint64_t batch_records = 0;                     // records per worker per step; 0 = planned
   bool cache_edges = true;                             // keep the input in memory when K = 1 and it fits
   bool edge_grid = true;                               // and regroup it by block pairs (core/block_schedule.hpp)
+  bool compact_grid = true;                            // grid records as block-local ids (--full_grid_records: off)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
   CheckpointOptions checkpoint;                        // --checkpoint / --resume (core/checkpoint.hpp)

@@ -51,6 +51,7 @@ struct MemoryPlan {
   // per-thread counters. 0 = no grid (streamed from the cache in input order).
   std::uint64_t grid_bytes = 0;
   unsigned grid_shift = 0;              // vertices per grid block = 1 << grid_shift
+  std::size_t grid_record_bytes = 0;    // bytes per edge in the built grid (set by the engine when it builds it)
   std::uint64_t estimated_peak() const {
     return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes + codec_bytes +
            grid_bytes;

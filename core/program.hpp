@@ -41,6 +41,18 @@
 //     // then skips edges none of whose read states is active: grid cells of inactive blocks,
 //     // edge streams of inactive partitions, and a whole superstep when no vertex is active.
 //     bool active(const Vertex& state, std::uint32_t superstep) const;
+//     // Optional: false when scatter and scatter_reverse never read Edge::weight (default true).
+//     // The in-memory grid then keeps 4 bytes per edge (two block-local ids) instead of 8 (plus
+//     // the weight); such programs see weight 1 on every edge of the grid.
+//     static constexpr bool kReadsWeights = false;
+//     // Optional: the part of the source's state scatter reads, for programs whose scatter reads
+//     // nothing a gather of the same superstep changes. The in-memory grid then computes
+//     // source(state, s) once per vertex per superstep into a dense array and scatters from it: a
+//     // block's sources take a fraction of the cache their whole states would.
+//     struct Source { ... };                                     // trivially copyable
+//     Source source(const Vertex& state, std::uint32_t superstep) const;
+//     template <class Emit> void scatter_source(const Source& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const;
+//     // Contract: scatter_source(source(v, s), e, s, emit) emits exactly what scatter(v, e, s, emit) does.
 //   };
 //
 // Semantics the engine guarantees: updates emitted in superstep s reach their target either during
@@ -79,6 +91,24 @@ inline constexpr bool kHasReverseEdges = [] {
     return false;
   }
 }();
+
+/// False when P declares kReadsWeights = false (its scatter never looks at Edge::weight).
+template <typename P>
+inline constexpr bool kProgramReadsWeights = [] {
+  if constexpr (requires { P::kReadsWeights; }) {
+    return static_cast<bool>(P::kReadsWeights);
+  } else {
+    return true;
+  }
+}();
+
+/// True when P scatters from a narrow per-vertex Source (the optional source()/scatter_source()).
+template <typename P>
+concept ProgramWithSource = requires(const P& p, const typename P::Vertex& v, const typename P::Source& src, const Edge& e) {
+  requires std::is_trivially_copyable_v<typename P::Source>;
+  { p.source(v, std::uint32_t{}) } -> std::same_as<typename P::Source>;
+  p.scatter_source(src, e, std::uint32_t{}, [](VertexId, const typename P::Update&) {});
+};
 
 /// True when P tells which vertices can emit in a superstep (the optional active()).
 template <typename P>

@@ -22,6 +22,7 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
       << "CORE::CONFIG::ESTIMATED_PEAK_MEMORY " << plan.estimated_peak() << "\n"
       << "CORE::CONFIG::EDGES_IN_MEMORY " << (plan.edge_cache_bytes > 0 ? 1 : 0) << "\n"
       << "CORE::CONFIG::EDGE_GRID " << (plan.grid_bytes > 0 ? 1 : 0) << "\n"
+      << "CORE::CONFIG::GRID_RECORD_BYTES " << plan.grid_record_bytes << "\n"
       << "CORE::CONFIG::EDGES_CODEC " << codec_name(stats.edges_codec) << "\n"
       << "CORE::CONFIG::UPDATES_CODEC " << codec_name(stats.updates_codec) << "\n"
       << "CORE::CONFIG::CODEC_MEMORY " << plan.codec_bytes << "\n"

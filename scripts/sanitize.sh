@@ -17,16 +17,25 @@ jobs="${JOBS:-$(nproc)}"
 # spawn subprocesses, which the ASan run covers.
 TSAN_TAGS="${TSAN_TAGS:-engine edge_cache codecs faults alg_basic}"
 
+# Sanitizer builds: -O1 with line tables only (all the sanitizers' reports need; full debug info and
+# -O2 cost CI minutes for nothing) and WITHOUT -DNDEBUG, so assert() checks run here too. clang when
+# installed (CI installs it: it is also the libFuzzer compiler), else the default compiler.
 configure() {  # build_dir, then cmake arguments
   local dir="$1"
   shift
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  local compiler=() flags="-O1 -g1"
+  if command -v clang++ >/dev/null; then
+    compiler=(-DCMAKE_CXX_COMPILER=clang++)
+    flags="-O1 -gline-tables-only"
+  fi
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compiler[@]}" \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$flags" "$@" >/dev/null
 }
 
 run_address() {
   local dir="${ASAN_BUILD_DIR:-build-asan}"
   if command -v clang++ >/dev/null; then
-    configure "$dir" -DCMAKE_CXX_COMPILER=clang++ -DEDGESTREAM_FUZZ=ON
+    configure "$dir" -DEDGESTREAM_FUZZ=ON
   else
     echo "sanitize.sh: clang++ not found; GCC ASan+UBSan build (scripts/fuzz.sh will need clang)"
     configure "$dir" -DEDGESTREAM_SANITIZE=address
