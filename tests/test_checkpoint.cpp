@@ -414,9 +414,14 @@ TEST_CASE("A run killed with SIGKILL mid-iteration resumes to the uninterrupted 
     CHECK(result_lines(resumed.out) == result_lines(plain.out));
     // The resumed run removes the killed run's scratch directory (its lock is free: the owner is
     // dead), says so, removes its own, and the killed run's temporary checkpoint.
-    CHECK(left_by_kill == 1);
-    CHECK_THAT(resumed.err, Catch::Contains("removed stale scratch directory " + (dir / ("edgestream-" + std::to_string(pid) + "-")).string()) &&
-                                Catch::Contains("left by a killed run"));
+    // (K = 1 with the edges in memory makes no scratch directory.)
+    CHECK(left_by_kill <= 1);
+    if (c.k != "1") CHECK(left_by_kill == 1);
+    if (left_by_kill == 1) {
+      CHECK_THAT(resumed.err, Catch::Contains("removed stale scratch directory " +
+                                              (dir / ("edgestream-" + std::to_string(pid) + "-")).string()) &&
+                                  Catch::Contains("left by a killed run"));
+    }
     CHECK(scratch_dirs() == 0);
     for (const auto& entry : fs::directory_iterator(ckpt)) CHECK(entry.path().filename() == "checkpoint");
   }
