@@ -521,6 +521,10 @@ TEST_CASE("faults: a stop request while --blocked_memory locks memory exits 128+
     CHECK(r.exit_code == 128 + sig);
     CHECK(message_lines(r.err).size() == 1);
     CHECK_THAT(r.err, Catch::Contains("stopped by signal " + std::to_string(sig)) && Catch::Contains("--blocked_memory"));
+    // Stopped during the lock, not after it: the run itself never started (before this fix the
+    // driver waited for the whole lock — 48 s for 8 GiB on the busy development box — and then
+    // started the run, which noticed the stop).
+    CHECK(r.out.find("CORE::GRAPH") == std::string::npos);
     CHECK(fs::is_regular_file(dir / "g"));
   }
 }
