@@ -170,7 +170,13 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
         << ",\"bytes_written\":" << v.bytes_written << ",\"requests\":" << v.requests
         << ",\"mean_in_flight\":" << v.mean_in_flight << ",\"max_in_flight\":" << v.max_in_flight << "}";
   }
-  out << "],\"per_superstep\":[";
+  out << "]";
+  if (s.checkpoint.enabled) {
+    out << ",\"checkpoint\":{\"written\":" << s.checkpoint.written << ",\"failed\":" << s.checkpoint.failed
+        << ",\"bytes\":" << s.checkpoint.bytes << ",\"seconds\":" << s.checkpoint.seconds
+        << ",\"resumed_from\":" << s.checkpoint.resumed_from << "}";
+  }
+  out << ",\"per_superstep\":[";
   for (std::size_t i = 0; i < s.per_superstep.size(); ++i) {
     const SuperstepStats& p = s.per_superstep[i];
     out << (i ? "," : "") << "{\"superstep\":" << p.superstep << ",\"emitted\":" << p.emitted << ",\"in_memory\":"
@@ -492,6 +498,12 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
   if (*blocked_bytes > 0) {
     auto locked = MemoryBlocker::lock(*blocked_bytes);
     if (!locked) {
+      // A signal while the memory was being locked is a stop, not a refused lock.
+      if (locked.status().code() == StatusCode::kCancelled || cancel_requested()) {
+        err << "benchmark_driver: stopped by signal " << cancel_signal() << " (" << locked.status().message()
+            << "); no output written\n";
+        return 128 + cancel_signal();
+      }
       err << "benchmark_driver: " << locked.status().message() << "\n";
       return kExitError;
     }

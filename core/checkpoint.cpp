@@ -13,10 +13,12 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <utility>
 
 #include "io/aligned_buffer.hpp"
+#include "io/fault_injection.hpp"
 
 namespace edgestream {
 namespace {
@@ -59,7 +61,8 @@ Status fsync_directory(const std::filesystem::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return errno_status(errno, "open directory", dir.string());
   Status status;
-  if (::fsync(fd) != 0 && errno != EINVAL) status = errno_status(errno, "fsync directory", dir.string());
+  const long long result = fault_injection::adjust(fault_injection::Op::kSync, dir.string(), 0, ::fsync(fd) != 0 ? -errno : 0);
+  if (result < 0 && result != -EINVAL) status = errno_status(static_cast<int>(-result), "fsync directory", dir.string());
   ::close(fd);
   return status;
 }
@@ -295,6 +298,7 @@ CheckpointFileWriter& CheckpointFileWriter::operator=(CheckpointFileWriter&& oth
     synced_ = other.synced_;
     crc_ = other.crc_;
     open_ = std::exchange(other.open_, false);
+    renamed_ = other.renamed_;
   }
   return *this;
 }
@@ -370,12 +374,15 @@ Status CheckpointFileWriter::commit(std::span<const std::byte> meta) {
   ::posix_fadvise(file_.fd(), 0, 0, POSIX_FADV_DONTNEED);
   file_.close();
   const std::filesystem::path target = dir_ / kCheckpointFileName;
-  if (::rename(temp_.c_str(), target.c_str()) != 0) {
-    const int err = errno;
+  // An injected rename failure is decided before renaming, so that it leaves the files as a real one.
+  long long renamed = fault_injection::adjust(fault_injection::Op::kRename, temp_.string(), 0, 0);
+  if (renamed == 0 && ::rename(temp_.c_str(), target.c_str()) != 0) renamed = -errno;
+  if (renamed < 0) {
     remove_temporary();
-    return errno_status(err, "rename " + temp_.string() + " to", target.string());
+    return errno_status(static_cast<int>(-renamed), "rename " + temp_.string() + " to", target.string());
   }
   open_ = false;
+  renamed_ = true;
   return fsync_directory(dir_);
 }
 
@@ -538,28 +545,56 @@ bool CheckpointSession::due(std::uint32_t superstep) const {
   return false;
 }
 
-Status CheckpointSession::begin(std::uint32_t superstep, std::vector<std::byte> program, std::vector<std::byte> progress) {
-  begin_time_ = std::chrono::steady_clock::now();
-  ES_ASSIGN_OR_RETURN(CheckpointFileWriter writer,
-                      CheckpointFileWriter::begin(options_.dir, identity_.vertices * identity_.vertex_bytes));
-  writer_ = std::make_unique<CheckpointFileWriter>(std::move(writer));
-  program_ = std::move(program);
-  progress_ = std::move(progress);
-  superstep_ = superstep;
-  last_superstep_ = superstep;
-  counters_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_time_).count();
+Status CheckpointSession::failed(Status status) {
+  if (status.is_ok()) return status;
+  // A stop request and a bug end the run; a checkpoint the storage refused does not.
+  if (status.code() == StatusCode::kCancelled || status.code() == StatusCode::kInternal) return status;
+  const bool renamed = writer_ && writer_->renamed();
+  writer_.reset();  // removes the temporary file (unless it was renamed)
+  ++counters_.failed;
+  const std::filesystem::path target = options_.dir / kCheckpointFileName;
+  std::string previous;
+  if (renamed) {
+    previous = "it is in place as " + target.string() + " but may not survive a power loss";
+  } else if (last_committed_ != 0) {
+    previous = "the previous checkpoint " + target.string() + " (before superstep " + std::to_string(last_committed_) +
+               ") stays valid";
+  } else {
+    std::error_code ec;
+    previous = std::filesystem::exists(target, ec) ? "the checkpoint already in " + target.string() + " is left as it was"
+                                                   : "there is no checkpoint to resume from yet";
+  }
+  std::cerr << "warning: checkpoint before superstep " << superstep_ << " failed: " << status.message()
+            << "; the run goes on without it (" << previous << ")" << std::endl;
   return Status::ok();
 }
 
+Status CheckpointSession::begin(std::uint32_t superstep, std::vector<std::byte> program, std::vector<std::byte> progress) {
+  begin_time_ = std::chrono::steady_clock::now();
+  superstep_ = superstep;
+  last_superstep_ = superstep;  // a failed checkpoint is not retried before the next one is due
+  program_ = std::move(program);
+  progress_ = std::move(progress);
+  auto writer = CheckpointFileWriter::begin(options_.dir, identity_.vertices * identity_.vertex_bytes);
+  Status status = writer.status();
+  if (writer) writer_ = std::make_unique<CheckpointFileWriter>(std::move(*writer));
+  counters_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_time_).count();
+  return failed(std::move(status));
+}
+
 Status CheckpointSession::add_state(std::span<const std::byte> states) {
+  if (!writer_) return Status::ok();  // this checkpoint failed (warned once)
   const auto start = std::chrono::steady_clock::now();
   Status status = writer_->append(states);
   counters_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!status.is_ok()) writer_.reset();
-  return status;
+  return failed(std::move(status));
 }
 
 Status CheckpointSession::commit(std::uint64_t changed) {
+  if (!writer_) {  // this checkpoint failed (warned once)
+    last_time_ = begin_time_;
+    return Status::ok();
+  }
   const auto start = std::chrono::steady_clock::now();
   StateWriter meta;
   identity_.save(meta);
@@ -571,7 +606,9 @@ Status CheckpointSession::commit(std::uint64_t changed) {
   if (status.is_ok()) {
     ++counters_.written;
     counters_.bytes += writer_->bytes();
+    last_committed_ = superstep_;
   }
+  status = failed(std::move(status));
   writer_.reset();
   const auto now = std::chrono::steady_clock::now();
   counters_.seconds += std::chrono::duration<double>(now - start).count();

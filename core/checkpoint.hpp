@@ -193,6 +193,8 @@ class CheckpointFileWriter {
   /// For tests: stops as a killed process would, leaving the temporary file behind.
   void abandon_like_a_crash();
   std::uint64_t bytes() const { return offset_; }
+  /// True once commit() renamed the file into place (its directory's fsync may still have failed).
+  bool renamed() const { return renamed_; }
 
  private:
   void remove_temporary();
@@ -204,6 +206,7 @@ class CheckpointFileWriter {
   std::uint64_t synced_ = 0;
   std::uint32_t crc_ = 0;  // of the state
   bool open_ = false;
+  bool renamed_ = false;
 };
 
 /// The committed checkpoint of a directory, verified (size, magic, checksum) when opened.
@@ -257,6 +260,12 @@ class CheckpointSession {
   bool due(std::uint32_t superstep) const;
   /// Starts the checkpoint of the boundary before `superstep`: `program` and `progress` are the
   /// program's members and the statistics (save_program_state, save_progress) at that boundary.
+  ///
+  /// A checkpoint the storage refuses (begin, add_state or commit: no space, EIO, a failed fsync
+  /// or rename) does not stop the run: one "warning: checkpoint before superstep S failed: <the
+  /// error naming the file>" on stderr, CheckpointStats::failed counts it, its temporary file is
+  /// removed, the previous checkpoint stays the valid one, and the next one is tried when due.
+  /// These three return an error only for a stop request or an internal error.
   Status begin(std::uint32_t superstep, std::vector<std::byte> program, std::vector<std::byte> progress);
   /// States of the next vertices in id order (every vertex exactly once before commit).
   Status add_state(std::span<const std::byte> states);
@@ -285,6 +294,10 @@ class CheckpointSession {
   std::chrono::steady_clock::time_point last_time_;
   std::chrono::steady_clock::time_point begin_time_;
   CheckpointStats counters_;
+  std::uint32_t last_committed_ = 0;  // superstep of the last checkpoint this process committed (0: none)
+
+  /// `status` of a checkpoint step: a storage failure becomes a warning (see begin()).
+  Status failed(Status status);
 };
 
 }  // namespace edgestream

@@ -73,6 +73,7 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
   }
   if (stats.checkpoint.enabled) {
     out << "CORE::CHECKPOINT::WRITTEN " << stats.checkpoint.written << "\n"
+        << "CORE::CHECKPOINT::FAILED " << stats.checkpoint.failed << "\n"
         << "CORE::CHECKPOINT::BYTES " << stats.checkpoint.bytes << "\n"
         << "CORE::CHECKPOINT::SECONDS " << stats.checkpoint.seconds << "\n"
         << "CORE::CHECKPOINT::RESUMED_FROM " << stats.checkpoint.resumed_from << "\n";

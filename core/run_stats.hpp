@@ -28,6 +28,7 @@ struct SuperstepStats {
 struct CheckpointStats {
   bool enabled = false;            // --checkpoint or --resume was given
   std::uint64_t written = 0;       // checkpoints committed
+  std::uint64_t failed = 0;        // checkpoints the storage refused (warned; the run went on)
   std::uint64_t bytes = 0;         // their bytes
   double seconds = 0;              // time spent writing them (included in the engine's time)
   std::int64_t resumed_from = -1;  // the superstep a resumed run started at (-1: not resumed)

@@ -16,6 +16,8 @@ enum class Op {
   kRead,
   kWrite,
   kOpenDirect,  // opening with O_DIRECT (error=EINVAL simulates a filesystem that refuses it)
+  kSync,        // fdatasync/fsync of a file or directory (File::sync, the checkpoint directory's fsync)
+  kRename,      // renaming a file into place (a checkpoint's commit); the path is the source
 };
 
 struct Rule {

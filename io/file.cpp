@@ -216,7 +216,8 @@ Status File::sync() const {
     for (const File& f : stripes_->files) ES_RETURN_IF_ERROR(f.sync());
     return Status::ok();
   }
-  if (::fdatasync(fd_) != 0) return errno_status(errno, "fdatasync", path_);
+  const long long result = fault_injection::adjust(fault_injection::Op::kSync, path_, 0, ::fdatasync(fd_) != 0 ? -errno : 0);
+  if (result < 0) return errno_status(static_cast<int>(-result), "fdatasync", path_);
   return Status::ok();
 }
 

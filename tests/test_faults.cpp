@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -26,6 +27,7 @@
 
 #include "benchmarks/driver.hpp"
 #include "core/cancellation.hpp"
+#include "core/scratch_directory.hpp"
 #include "io/fault_injection.hpp"
 #include "io/file.hpp"
 #include "io/sequential_reader.hpp"
@@ -388,6 +390,143 @@ TEST_CASE("faults: concurrent runs on one graph, one work directory and one --ou
   INFO("output dir: " << listing(out_dir.path()) << " work: " << listing(work.path()));
   CHECK(std::distance(fs::directory_iterator(out_dir.path()), fs::directory_iterator()) == 1);
   CHECK(fs::is_empty(work.path()));
+}
+
+// std::cerr of this process for one scope: the library prints its warnings and notices there
+// (not to the driver's `err` stream), e.g. "removed stale scratch directory ...".
+class CerrCapture {
+ public:
+  CerrCapture() : old_(std::cerr.rdbuf(text_.rdbuf())) {}
+  ~CerrCapture() { std::cerr.rdbuf(old_); }
+  CerrCapture(const CerrCapture&) = delete;
+  CerrCapture& operator=(const CerrCapture&) = delete;
+  std::string str() const { return text_.str(); }
+
+ private:
+  std::ostringstream text_;
+  std::streambuf* old_;
+};
+
+// ---- scratch directories left by killed runs ------------------------------------------------------
+
+TEST_CASE("faults: a killed run's scratch directory is removed by the next run; live and foreign ones never", "[faults]") {
+  TempDir work;
+  const fs::path w = work.path();
+  // A live run's directory (locked by this process through its own open file: flock() conflicts
+  // between open files, not only between processes).
+  auto live = ScratchDirectory::create({w});
+  REQUIRE(live.has_value());
+  const fs::path live_dir = live->directories().at(0);
+  REQUIRE(fs::exists(live_dir / kScratchLockName));
+  std::ofstream(live_dir / "edges.0") << "live data";
+  // What a killed run leaves: its directory with an unlocked lock file and scratch files.
+  const fs::path dead = w / "edgestream-999999999-123";
+  fs::create_directories(dead / "sub");
+  std::ofstream(dead / kScratchLockName) << "";
+  std::ofstream(dead / "edges.0") << "stale";
+  std::ofstream(dead / "sub" / "updates.1") << "stale";
+  // Not EdgeStream's, or not provably dead: never touched.
+  const std::vector<fs::path> foreign = {w / "edgestream-abc", w / "edgestream-5-6", w / "edgestream-7-", w / "other"};
+  for (const fs::path& d : foreign) {
+    fs::create_directories(d);
+    if (d.filename() != "edgestream-5-6") std::ofstream(d / kScratchLockName) << "";  // 5-6: no lock file
+  }
+  std::ofstream(w / "edgestream-12-34") << "a regular file";
+  TempDir elsewhere;
+  std::ofstream(elsewhere / kScratchLockName) << "";
+  std::ofstream(elsewhere / "precious") << "keep";
+  fs::create_directory_symlink(elsewhere.path(), w / "edgestream-8-9");
+
+  // The next run (here: a whole driver run on the same work directory) removes exactly the dead one.
+  TempDir graph_dir;
+  const fs::path ini = write_graph(graph_dir.path(), "g", random_edges(1000, 5000, 3), 1000);
+  ProcessResult r;
+  std::string notices;
+  {
+    CerrCapture cerr;
+    r = run_driver_in_process({"-g", ini.string(), "-b", "cc", "-k", "2", "--work_dir", w.string()});
+    notices = cerr.str();
+  }
+  INFO(r.err << notices);
+  CHECK(r.exit_code == kExitOk);
+  CHECK(notices == "removed stale scratch directory " + dead.string() + " left by a killed run\n");
+  CHECK_FALSE(fs::exists(dead));
+  CHECK(slurp(live_dir / "edges.0") == "live data");
+  for (const fs::path& d : foreign) CHECK(fs::is_directory(d));
+  CHECK(fs::is_regular_file(w / "edgestream-12-34"));
+  CHECK(slurp(elsewhere / "precious") == "keep");
+  CHECK(fs::exists(elsewhere / kScratchLockName));
+  // Nothing else is stale now; the live directory goes when its owner ends.
+  CHECK(remove_stale_scratch(w) == 0);
+  live->remove();
+  CHECK_FALSE(fs::exists(live_dir));
+}
+
+TEST_CASE("faults: SIGKILL mid-iteration leaves the scratch directory; the next run on the work dir removes it", "[faults]") {
+  TempDir graph_dir;
+  TempDir work;
+  TempDir capture;
+  const fs::path ini = write_graph(graph_dir.path(), "g", random_edges(1 << 14, 200000, 5), 1 << 14);
+  // Long enough to be killed mid-iteration (stopped by SIGKILL well before it could finish).
+  const pid_t pid = spawn_driver({"-g", ini.string(), "-b", "pagerank", "--pagerank::niters", "100000", "-k", "4", "--work_dir",
+                                  work.path().string(), "--heartbeat"},
+                                 capture / "out", capture / "err");
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (slurp(capture / "err").find("HEARTBEAT superstep 1 ") == std::string::npos && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  REQUIRE(wait_exit(pid, std::chrono::seconds(30)) == 128 + SIGKILL);
+  INFO(slurp(capture / "err"));
+  std::vector<fs::path> left;
+  for (const auto& e : fs::directory_iterator(work.path())) left.push_back(e.path());
+  REQUIRE(left.size() == 1);
+  CHECK(left[0].filename().string().rfind("edgestream-" + std::to_string(pid) + "-", 0) == 0);
+  CHECK(fs::exists(left[0] / kScratchLockName));
+  CHECK(fs::exists(left[0] / "edges.0"));
+  // A second run on the same work directory removes it and says so; then its own.
+  ProcessResult r;
+  std::string notices;
+  {
+    CerrCapture cerr;
+    r = run_driver_in_process({"-g", ini.string(), "-b", "cc", "-k", "2", "--work_dir", work.path().string()});
+    notices = cerr.str();
+  }
+  INFO(r.err << notices);
+  CHECK(r.exit_code == kExitOk);
+  CHECK_THAT(notices, Catch::Contains("removed stale scratch directory " + left[0].string() + " left by a killed run"));
+  CHECK(fs::is_empty(work.path()));
+}
+
+// ---- --blocked_memory ----------------------------------------------------------------------------
+
+TEST_CASE("faults: a stop request while --blocked_memory locks memory exits 128+N, not as a failed lock", "[faults]") {
+  TempDir dir;
+  const fs::path ini = write_graph(dir.path(), "g", random_edges(100, 300, 1), 100);
+  for (const int sig : {SIGTERM, SIGINT}) {
+    INFO("signal " << sig);
+    ProcessResult r;
+    {
+      Faults faults({});
+      // Raised before the helper forks: the child inherits it, stops pinning at once and reports
+      // "stopped by a signal", as it does when a real SIGTERM reaches the whole process group.
+      set_cancel_signal_for_testing(sig);
+      r = run_driver_in_process({"-g", ini.string(), "-b", "cc", "--blocked_memory", "16M", "--work_dir", dir.path().string()});
+    }
+    INFO(r.err);
+    if (r.exit_code == kExitError && r.err.find("RLIMIT_MEMLOCK") != std::string::npos) {
+      WARN("SKIP: this process may not lock memory here (" << r.err << ")");
+      return;
+    }
+    CHECK(r.exit_code == 128 + sig);
+    CHECK(message_lines(r.err).size() == 1);
+    CHECK_THAT(r.err, Catch::Contains("stopped by signal " + std::to_string(sig)) && Catch::Contains("--blocked_memory"));
+    // Stopped during the lock, not after it: the run itself never started (before this fix the
+    // driver waited for the whole lock — 48 s for 8 GiB on the busy development box — and then
+    // started the run, which noticed the stop).
+    CHECK(r.out.find("CORE::GRAPH") == std::string::npos);
+    CHECK(fs::is_regular_file(dir / "g"));
+  }
 }
 
 // ---- hostile configurations ---------------------------------------------------------------------

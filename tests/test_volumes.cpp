@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "core/cancellation.hpp"
+#include "core/scratch_directory.hpp"
 #include "core/volume_set.hpp"
 #include "io/aligned_buffer.hpp"
 #include "io/fault_injection.hpp"
@@ -51,12 +52,15 @@ bool all_empty(const std::vector<const TempDir*>& dirs) {
   return true;
 }
 
-// Names of the files under `dir` (recursive), without the per-run directory.
+// Names of the files under `dir` (recursive), without the per-run directory and its lock file
+// (core/scratch_directory.hpp; made under a temporary name, then renamed).
 std::set<std::string> file_names(const fs::path& dir) {
   std::set<std::string> names;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file(ec)) names.insert(it->path().filename().string());
+    const std::string name = it->path().filename().string();
+    if (name == kScratchLockName || name == ".edgestream.lock.new") continue;
+    if (it->is_regular_file(ec)) names.insert(name);
   }
   return names;
 }

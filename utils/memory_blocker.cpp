@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "io/cancellation.hpp"
 #include "utils/memory_pin.hpp"
 
 namespace edgestream {
@@ -82,17 +83,22 @@ Expected<MemoryBlocker> MemoryBlocker::lock(std::uint64_t bytes, const char* opt
     for (;;) ::pause();
   }
   ::close(fds[1]);
+  MemoryBlocker blocker;  // kills and reaps the child on every return below
+  blocker.child_ = pid;
   ChildReport report;
   std::size_t got = 0;
-  while (got < sizeof report) {
+  while (got < sizeof report && !cancel_requested()) {
     const ssize_t n = ::read(fds[0], reinterpret_cast<char*>(&report) + got, sizeof report - got);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINTR) continue;  // a stop request is seen by the loop's condition
     if (n <= 0) break;
     got += static_cast<std::size_t>(n);
   }
   ::close(fds[0]);
-  MemoryBlocker blocker;  // kills and reaps the child on every return below
-  blocker.child_ = pid;
+  // SIGINT/SIGTERM while the child pins (to this process, or to the whole process group, when the
+  // child stops early because of it): the run was stopped, the memory was not refused.
+  if (cancel_requested()) {
+    return Status{StatusCode::kCancelled, std::string(option) + ": interrupted while locking " + format_bytes(bytes)};
+  }
   if (got != sizeof report) {
     return resource_exhausted(std::string(option) + ": the process locking " + format_bytes(bytes) +
                               " died (killed by the OOM killer?)");

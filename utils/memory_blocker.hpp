@@ -28,6 +28,9 @@ class MemoryBlocker {
   /// run with less blocked memory than asked would measure something else, so when MemAvailable
   /// shrinks under the margin while pinning, the child gives everything back and this fails.
   /// Call before starting threads (it forks). Messages start with `option` ("--blocked_memory").
+  /// A stop request (io/cancellation.hpp: SIGINT/SIGTERM/SIGHUP) before or while the child pins
+  /// kills the child and returns kCancelled — also when the signal reached the child too (sent to
+  /// the process group) and made it give up early.
   static Expected<MemoryBlocker> lock(std::uint64_t bytes, const char* option = "--blocked_memory");
 
   /// Bytes locked by the child.
