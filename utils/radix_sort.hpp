@@ -7,10 +7,9 @@
 // keep their order (both phases are stable counting sorts).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 #include <vector>
 
 namespace edgestream {
@@ -44,7 +43,7 @@ void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key
   if (n < 2 || bits == 0) return;
   if (n <= kCacheRecords || bits <= 16) {
     Record* result = lsd(data, other, n, bits, key);
-    if (result != data) std::memcpy(static_cast<void*>(data), result, n * sizeof(Record));
+    if (result != data) std::copy(result, result + n, data);
     return;
   }
   const unsigned digit = bits < kMsdBits ? bits : kMsdBits;
@@ -61,7 +60,7 @@ void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key
     const std::size_t count = start[b + 1] - begin;
     if (count == 0) continue;
     hybrid(other + begin, data + begin, count, shift, key);
-    std::memcpy(static_cast<void*>(data + begin), other + begin, count * sizeof(Record));
+    std::copy(other + begin, other + begin + count, data + begin);
   }
 }
 
@@ -71,7 +70,6 @@ void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key
 /// buffer of the same size (allocated here). Key is a callable: std::uint64_t(const Record&).
 template <typename Record, typename Key>
 void radix_sort_by_key(std::vector<Record>& records, unsigned key_bits, Key key) {
-  static_assert(std::is_trivially_copyable_v<Record>);
   if (records.size() < 2) return;
   std::vector<Record> scratch(records.size());
   radix_detail::hybrid(records.data(), scratch.data(), records.size(), key_bits, key);
