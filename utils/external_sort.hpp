@@ -128,6 +128,8 @@ class ExternalSorter {
     }
     ++merge_passes_;
     ES_RETURN_IF_ERROR(merge(runs_, fn));
+    merged_ = total_work_;
+    report_progress(/*final=*/true);
     std::error_code ec;
     for (const auto& run : runs_) std::filesystem::remove(run, ec);
     runs_.clear();
@@ -215,11 +217,14 @@ class ExternalSorter {
     return Status::ok();
   }
 
-  void report_progress() {
+  // Throttled (none before the first interval either: short sorts stay silent); `final` shows the
+  // end state once some line was shown, so the display does not stop short of 100%.
+  void report_progress(bool final = false) {
     if (!progress_.report) return;
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_report_ < progress_.interval) return;  // also none before the first interval
+    if (now - last_report_ < progress_.interval && !(final && shown_)) return;
     last_report_ = now;
+    shown_ = true;
     char text[256];
     std::snprintf(text, sizeof text, "ingest: merging %s: %llu of %llu records (%.0f%%), pass %llu", progress_.label.c_str(),
                   static_cast<unsigned long long>(merged_), static_cast<unsigned long long>(total_work_),
@@ -291,6 +296,7 @@ class ExternalSorter {
   std::uint64_t total_work_ = 0;
   ExternalSortProgress progress_;
   std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
+  bool shown_ = false;
 };
 
 }  // namespace edgestream
