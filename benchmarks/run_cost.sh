@@ -12,7 +12,7 @@
 #
 # usage: benchmarks/run_cost.sh [--scale 20] [--data DIR] [--repeat 3] [--threads 2] [--memory 4G]
 #                               [--build DIR] [--algorithms "pagerank cc"] [--quiet]
-# Scale 22 (4.2M vertices, 67M edges; Hilbert load ~1.6 GB of RAM): --scale 22 --repeat 3
+# Scale 22 (4.2M vertices, 67M edges; Hilbert baseline ~1.1 GB of RAM): --scale 22 --repeat 3
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,9 +82,11 @@ for algo in $algorithms; do
   w=$(min_of "${walls[@]}"); wm=$(median_of "${walls[@]}")
   printf '%-9s %-38s %17s %17s %8.2f/%-8.2f (K=%s)\n' "$algo" "engine -p $threads --physical_memory $memory" - - "$w" "$wm" \
          "$(stat CORE::PARTITIONS "$out")"
-  awk -v a="$algo" -v w="$w" -v t="$best_total" -v c="$best_compute" -v wm="$wm" -v tm="$best_total_med" 'BEGIN {
-    printf "%-9s COST ratio engine / best single thread (min): %.2f vs load+compute %.2f s, %.2f vs compute only %.2f s; (median): %.2f vs load+compute %.2f s\n",
-           a, w / t, t, w / c, c, wm / tm, tm }'
+  awk -v a="$algo" -v w="$w" -v t="$best_total" -v c="$best_compute" -v wm="$wm" -v tm="$best_total_med" '
+    function ratio(x, y) { return y > 0 ? sprintf("%.2f", x / y) : "n/a" }
+    BEGIN {
+    printf "%-9s COST ratio engine / best single thread (min): %s vs load+compute %.2f s, %s vs compute only %.4f s; (median): %s vs load+compute %.2f s\n",
+           a, ratio(w, t), t, ratio(w, c), c, ratio(wm, tm), tm }'
   # The baselines must give the engine's results (both orders).
   for order in vertex hilbert; do
     awk -v a="$algo" -v o="$order" 'NR == FNR { e[$1] = $2; next }
