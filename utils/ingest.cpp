@@ -1,5 +1,7 @@
 // The ingest pipeline (see ingest.hpp): parse -> transform (self-loops, symmetrise, weights) ->
-// [external sort + dedupe] or [spill] -> [relabel] -> output, then rename and write the .ini.
+// [external sort + dedupe] or [spill] -> [relabel: in memory, or on disk by external sorts and
+// merge-joins with the sorted distinct-id file] -> output, then the commit (all files complete under
+// temporary names, the .ini renamed last).
 #include "utils/ingest.hpp"
 
 #include <algorithm>
@@ -499,14 +501,17 @@ Expected<IngestSummary> Pipeline::run() {
     sorter_.reset();
   } else if (spill_) {
     ES_RETURN_IF_ERROR(spill_->close());
-    ES_ASSIGN_OR_RETURN(auto reader, EdgeRecordReader::open(spill_file_->path(), EdgeFileType::kWeighted));
-    Edge e{};
-    for (std::uint64_t n = 0;; ++n) {
-      if ((n & 0xFFFF) == 0 && cancel_requested()) return cancelled();
-      ES_ASSIGN_OR_RETURN(const bool got, reader.next(e));
-      if (!got) break;
-      ES_RETURN_IF_ERROR(deliver(e));
+    {
+      ES_ASSIGN_OR_RETURN(auto reader, EdgeRecordReader::open(spill_file_->path(), EdgeFileType::kWeighted));
+      Edge e{};
+      for (std::uint64_t n = 0;; ++n) {
+        if ((n & 0xFFFF) == 0 && cancel_requested()) return cancelled();
+        ES_ASSIGN_OR_RETURN(const bool got, reader.next(e));
+        if (!got) break;
+        ES_RETURN_IF_ERROR(deliver(e));
+      }
     }
+    spill_file_.reset();  // read: its disk space is free for the relabelling's runs
   }
   if (by_src_) ES_RETURN_IF_ERROR(relabel_on_disk());
   s_.edges = out_->records();

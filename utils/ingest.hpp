@@ -4,8 +4,9 @@
 // original ids (mapping written to NAME.ids); symmetrise; drop self-loops; drop duplicate edges
 // (external sort, minimum weight kept); weights from the file, unit, or seeded random. Malformed lines
 // are reported with line number and content and skipped (or stop the run with `strict`). The output
-// is written under temporary names and renamed into place only when complete; scratch files are
-// removed on success, error and cancellation (SIGINT/SIGTERM via core/cancellation).
+// is written under temporary names and renamed into place only when complete, NAME.ini last (the
+// commit point); scratch files are removed on success, error and cancellation (SIGINT/SIGTERM via
+// core/cancellation). --compact relabels on disk when the distinct ids exceed their memory share.
 #pragma once
 
 #include <chrono>
