@@ -9,8 +9,9 @@
 // Orders: kVertex = edges grouped by source in ascending id (a CSR: offsets + targets, built with a
 // counting sort; within one source the file's order is kept); kHilbert = edges sorted by their
 // position on the Hilbert curve over (src, dst) (utils/hilbert_curve.hpp), stored as src/dst arrays.
-// Memory: vertex order 8 B/vertex + 4 B/edge (12 B/edge while loading); Hilbert 8 B/edge (24 B/edge
-// while sorting); plus the algorithm state (PageRank 16 B/vertex, CC 8 B/vertex).
+// Memory: vertex order 8 B/vertex + 4 B/edge (12 B/edge while loading); Hilbert 8 B/edge (16 B/edge
+// while sorting and decoding: positions computed while reading, table-driven curve, cache-friendly
+// radix sort in utils/radix_sort.hpp); plus the algorithm state (PageRank 16 B/vertex, CC 8 B/vertex).
 #pragma once
 
 #include <cstdint>

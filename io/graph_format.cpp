@@ -1,11 +1,14 @@
 // Reading, validating and writing the X-Stream-compatible graph property file (G.ini).
 #include "io/graph_format.hpp"
 
+#include <cerrno>
 #include <charconv>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <system_error>
+
+#include "io/fault_injection.hpp"
 
 namespace edgestream {
 namespace {
@@ -161,16 +164,29 @@ Status write_graph_ini(const GraphInfo& info) {
     for (std::size_t i = 0; i < info.volumes.size(); ++i) text << "mnt" << i << "=" << info.volumes[i].string() << "\n";
   }
   const std::filesystem::path tmp = info.ini_path.string() + ".tmp";
+  std::error_code ec;
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) return errno_status(errno, "create", tmp.string());
-    out << text.str();
+    const std::string bytes = text.str();
+    out << bytes;
     out.flush();
-    if (!out) return errno_status(errno, "write", tmp.string());
+    // The fault injection layer sees the .ini write too (tests of the tools' commit order).
+    const long long injected = fault_injection::adjust(fault_injection::Op::kWrite, tmp.string(), bytes.size(),
+                                                       out ? static_cast<long long>(bytes.size()) : -EIO);
+    if (!out || injected != static_cast<long long>(bytes.size())) {
+      const int error = !out ? errno : (injected < 0 ? static_cast<int>(-injected) : EIO);
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return errno_status(error, "write", tmp.string());
+    }
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, info.ini_path, ec);
-  if (ec) return errno_status(ec.value(), "rename to " + info.ini_path.string(), tmp.string());
+  if (ec) {
+    const int error = ec.value();
+    std::filesystem::remove(tmp, ec);
+    return errno_status(error, "rename to " + info.ini_path.string(), tmp.string());
+  }
   return Status::ok();
 }
 

@@ -143,6 +143,39 @@ TEST_CASE("radix_sort_by_key equals a stable sort", "[cost]") {
     radix_sort_by_key(v, bits, [](const auto& r) { return r.first; });
     CHECK(v == expected);
   }
+  // Large enough for the MSD splits (> 64 Ki records), skewed so that some buckets split again,
+  // with many equal keys (stability across both phases).
+  for (const unsigned bits : {17U, 40U, 64U}) {
+    INFO("bits " << bits);
+    std::vector<std::pair<std::uint64_t, int>> v;
+    for (int i = 0; i < 400000; ++i) {
+      std::uint64_t key = bits == 64 ? rng() : rng() & ((std::uint64_t{1} << bits) - 1);
+      if (i % 3 != 0) key &= ~std::uint64_t{0} >> (64 - bits + 8);  // two thirds in the lowest 1/256th
+      if (i % 5 == 0) key = 12345 & ((std::uint64_t{1} << (bits - 1)) - 1);
+      v.emplace_back(key, i);
+    }
+    auto expected = v;
+    std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    radix_sort_by_key(v, bits, [](const auto& r) { return r.first; });
+    CHECK(v == expected);
+  }
+}
+
+TEST_CASE("hilbert curve: the table-driven code equals the one-level-per-step reference", "[cost]") {
+  std::mt19937_64 rng(11);
+  for (unsigned k = 1; k <= 32; ++k) {
+    INFO("k=" << k);
+    const std::uint64_t mask = (std::uint64_t{1} << k) - 1;
+    bool all_equal = true;
+    for (int i = 0; i < 20000; ++i) {
+      const auto x = static_cast<std::uint32_t>(rng() & mask);
+      const auto y = static_cast<std::uint32_t>(rng() & mask);
+      const std::uint64_t d = hilbert_index_bitwise(k, x, y);
+      all_equal = all_equal && hilbert_index(k, x, y) == d && hilbert_cell(k, d) == hilbert_cell_bitwise(k, d) &&
+                  hilbert_cell(k, d) == std::make_pair(x, y);
+    }
+    CHECK(all_equal);
+  }
 }
 
 TEST_CASE("cost baselines equal the engine: random, rmat and real graphs, both orders", "[cost]") {

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <random>
@@ -596,3 +598,158 @@ TEST_CASE("ingest: benchmark_driver accepts an ingested graph (cc --verify)", "[
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// --compact beyond --memory: the on-disk relabelling, merge progress, commit order.
+
+// Random SNAP text over a pool of sparse ids in [0, 2^32) (0 and 2^32-1 included), with self-loops
+// and duplicates, weighted.
+std::string sparse_id_text(std::uint64_t seed, int edges, int pool_size) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint32_t> pool{0, 4294967295U};
+  while (static_cast<int>(pool.size()) < pool_size) pool.push_back(static_cast<std::uint32_t>(rng()));
+  std::string text = "# sparse ids\n";
+  for (int i = 0; i < edges; ++i) {
+    const std::uint32_t u = pool[rng() % pool.size()];
+    const std::uint32_t v = rng() % 10 == 0 ? u : pool[rng() % pool.size()];
+    char line[64];
+    std::snprintf(line, sizeof line, "%u\t%u\t%.9g\n", u, v, static_cast<double>(rng() % 8) / 4);
+    text += line;
+    if (rng() % 7 == 0) text += line;  // a duplicate
+  }
+  return text;
+}
+
+std::vector<std::string> sorted_entries(const TempDir& dir) {
+  auto e = dir.entries();
+  std::sort(e.begin(), e.end());
+  return e;
+}
+
+TEST_CASE("ingest: --compact beyond --memory relabels on disk, byte-identical to the in-memory path", "[ingest]") {
+  TempDir in;
+  TempDir mem;
+  TempDir ext;
+  TempDir scratch;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    write_text(in / "g.txt", sparse_id_text(seed, 2500 + 500 * static_cast<int>(seed), seed == 2 ? 300 : 3000));
+    for (int combo = 0; combo < 8; ++combo) {
+      const bool symmetric = (combo & 1) != 0;
+      const bool no_loops = (combo & 2) != 0;
+      const bool dedupe = (combo & 4) != 0;
+      INFO("seed " << seed << " symmetric " << symmetric << " no_loops " << no_loops << " dedupe " << dedupe);
+      auto o = options_for(in / "g.txt", mem / "g");
+      o.compact = true;
+      o.symmetric = symmetric;
+      o.remove_self_loops = no_loops;
+      o.remove_duplicates = dedupe;
+      const auto m = ingest_ok(o);
+      CHECK_FALSE(m.external_relabel);
+      o.output = ext / "g";
+      o.memory_bytes = 4096;  // 1024 ids at most in memory: the id table spills
+      o.tmp_dir = scratch.path();
+      const auto x = ingest_ok(o);
+      // Seed 2 has only 300 distinct ids: they fit even at 4 KiB and the in-memory path is kept.
+      CHECK(x.external_relabel == (seed != 2));
+      if (seed != 2) CHECK(x.id_runs > 1);
+      CHECK(x.vertices == m.vertices);
+      CHECK(x.edges == m.edges);
+      CHECK(slurp(ext / "g") == slurp(mem / "g"));
+      CHECK(slurp(ext / "g.ini") == slurp(mem / "g.ini"));
+      CHECK(slurp(ext / "g.ids") == slurp(mem / "g.ids"));
+      CHECK(scratch.entries().empty());
+      CHECK(sorted_entries(ext) == std::vector<std::string>{"g", "g.ids", "g.ini"});
+    }
+  }
+  // The largest id maps to the last new id.
+  const std::string ids = slurp(mem / "g.ids");
+  CHECK(ids.find("\t4294967295\n") != std::string::npos);
+  CHECK(ids.find("\t0\n") != std::string::npos);
+}
+
+TEST_CASE("ingest: on-disk relabelling cleans up on SIGINT and on error; merge phases show progress", "[ingest]") {
+  TempDir dir;
+  TempDir scratch;
+  write_text(dir / "g.txt", sparse_id_text(7, 4000, 3000));
+  auto o = options_for(dir / "g.txt", dir / "g");
+  o.compact = true;
+  o.remove_duplicates = true;
+  o.memory_bytes = 4096;
+  o.tmp_dir = scratch.path();
+  o.progress_interval = std::chrono::steady_clock::duration::zero();
+  std::vector<std::string> lines;
+  o.on_progress = [&](const std::string& text) { lines.push_back(text); };
+  SECTION("progress of every merge phase") {
+    const auto s = ingest_ok(o);
+    CHECK(s.external_relabel);
+    for (const char* phase : {"merging vertex ids", "merging edges (duplicates)", "merging relabel by source",
+                              "merging relabel by destination", "merging restore order"}) {
+      INFO(phase);
+      CHECK(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(phase) != std::string::npos; }));
+    }
+    CHECK(std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.find("(100%)") != std::string::npos; }));
+  }
+  SECTION("SIGINT in the middle of the relabelling") {
+    o.on_progress = [&](const std::string& text) {
+      if (text.find("relabel by destination") != std::string::npos) set_cancel_signal_for_testing(SIGINT);
+    };
+    const auto r = ingest_graph(o);
+    set_cancel_signal_for_testing(0);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.status().code() == StatusCode::kCancelled);
+    CHECK(dir.entries() == std::vector<std::string>{"g.txt"});
+    CHECK(scratch.entries().empty());
+  }
+  SECTION("an error in the middle of the relabelling") {
+    bool removed = false;
+    o.on_progress = [&](const std::string& text) {
+      if (removed || text.find("relabel by source") == std::string::npos) return;
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(scratch.path())) {
+        if (entry.path().filename() == "ids-sorted") removed = std::filesystem::remove(entry.path());
+      }
+    };
+    const auto r = ingest_graph(o);
+    CHECK(removed);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.status().message().find("ids-sorted") != std::string::npos);
+    CHECK(dir.entries() == std::vector<std::string>{"g.txt"});
+    CHECK(scratch.entries().empty());
+  }
+}
+
+TEST_CASE("ingest: a failed .ini write leaves the old graph intact; a stale .ids is removed", "[ingest]") {
+  TempDir dir;
+  write_text(dir / "a.txt", "5 7\n7 9\n9 5\n");
+  write_text(dir / "b.txt", "1 2\n2 3\n3 4\n4 1\n1 3\n");
+  auto o = options_for(dir / "a.txt", dir / "g");
+  o.compact = true;
+  ingest_ok(o);
+  const std::string old_edges = slurp(dir / "g");
+  const std::string old_ini = slurp(dir / "g.ini");
+  const std::string old_ids = slurp(dir / "g.ids");
+  const auto before = sorted_entries(dir);
+  o.input = (dir / "b.txt").string();
+  for (const bool compact : {true, false}) {
+    INFO("compact " << compact);
+    o.compact = compact;
+    {
+      FaultGuard faults({fault_injection::Rule{fault_injection::Op::kWrite, ".ini", 0, EIO}});
+      const auto r = ingest_graph(o);
+      REQUIRE_FALSE(r.has_value());
+      CHECK(fault_injection::injected_count() == 1);
+      CHECK(r.status().message().find(".ini") != std::string::npos);
+    }
+    CHECK(slurp(dir / "g") == old_edges);
+    CHECK(slurp(dir / "g.ini") == old_ini);
+    CHECK(slurp(dir / "g.ids") == old_ids);
+    CHECK(sorted_entries(dir) == before);  // no temporary file left
+    auto info = read_graph_ini(dir / "g.ini");
+    REQUIRE(info.has_value());
+    CHECK(info->vertices == 3);
+    CHECK(info->edges == 3);
+  }
+  // Without --compact a new graph must not keep the old mapping beside it.
+  const auto s = ingest_ok(o);
+  CHECK(s.vertices == 5);
+  CHECK(sorted_entries(dir) == std::vector<std::string>{"a.txt", "b.txt", "g", "g.ini"});
+}

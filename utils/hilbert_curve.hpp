@@ -5,6 +5,7 @@
 // and of the hilbert_order tool.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <utility>  // std::pair
 
@@ -24,8 +25,9 @@ inline unsigned hilbert_order_for(std::uint64_t vertices) {
 // with ry = 0 toggles `swapped`, and also `flipped` when rx = 1. Branch-free: no mispredictions on
 // random edges.
 
-/// Position of cell (x, y) on the order-k curve (1 <= k <= 32); x and y must be < 2^k.
-inline std::uint64_t hilbert_index(unsigned k, std::uint32_t x, std::uint32_t y) {
+/// Position of cell (x, y) on the order-k curve (1 <= k <= 32); x and y must be < 2^k. One level
+/// per step: the reference for the table-driven hilbert_index below.
+inline std::uint64_t hilbert_index_bitwise(unsigned k, std::uint32_t x, std::uint32_t y) {
   std::uint64_t d = 0;
   std::uint32_t swapped = 0;
   std::uint32_t flipped = 0;
@@ -43,8 +45,8 @@ inline std::uint64_t hilbert_index(unsigned k, std::uint32_t x, std::uint32_t y)
   return d;
 }
 
-/// The cell at position d (< 4^k) of the order-k curve: the inverse of hilbert_index.
-inline std::pair<std::uint32_t, std::uint32_t> hilbert_cell(unsigned k, std::uint64_t d) {
+/// The cell at position d (< 4^k) of the order-k curve, one level per step (reference).
+inline std::pair<std::uint32_t, std::uint32_t> hilbert_cell_bitwise(unsigned k, std::uint64_t d) {
   std::uint32_t x = 0;
   std::uint32_t y = 0;
   std::uint32_t swapped = 0;
@@ -59,6 +61,104 @@ inline std::pair<std::uint32_t, std::uint32_t> hilbert_cell(unsigned k, std::uin
     const std::uint32_t enter_low = ry ^ 1U;
     flipped ^= enter_low & rx;
     swapped ^= enter_low;
+  }
+  return {x, y};
+}
+
+// Table-driven versions, 4 levels per step (8 steps for k = 32 instead of 32): a table indexed by the
+// orientation state (swapped, flipped) and 4 bits of x and y (resp. 8 bits of position) gives the 8
+// position bits (resp. 4 + 4 coordinate bits) and the next state. k is padded up to a multiple of 4
+// with leading zero levels: a zero level emits digit 0 and only toggles `swapped`, so starting with
+// swapped = (padding & 1) gives exactly the order-k curve.
+namespace hilbert_detail {
+
+constexpr unsigned kLevels = 4;
+
+// Entry: low 16 bits = output (position bits, or x bits << 4 | y bits), bits 16..17 = next state
+// (bit 0 swapped, bit 1 flipped).
+struct Tables {
+  std::array<std::uint32_t, 4 * 256> encode{};
+  std::array<std::uint32_t, 4 * 256> decode{};
+};
+
+constexpr Tables make_tables() {
+  Tables t;
+  for (std::uint32_t state = 0; state < 4; ++state) {
+    for (std::uint32_t in = 0; in < 256; ++in) {
+      {  // encode: in = x bits (high nibble) and y bits (low nibble)
+        const std::uint32_t x = in >> 4;
+        const std::uint32_t y = in & 15U;
+        std::uint32_t swapped = state & 1U;
+        std::uint32_t flipped = state >> 1;
+        std::uint32_t d = 0;
+        for (unsigned i = kLevels; i-- > 0;) {
+          const std::uint32_t bx = ((x >> i) & 1U) ^ flipped;
+          const std::uint32_t by = ((y >> i) & 1U) ^ flipped;
+          const std::uint32_t exchange = swapped & (bx ^ by);
+          const std::uint32_t rx = bx ^ exchange;
+          const std::uint32_t ry = by ^ exchange;
+          d = (d << 2) | ((3U * rx) ^ ry);
+          const std::uint32_t enter_low = ry ^ 1U;
+          flipped ^= enter_low & rx;
+          swapped ^= enter_low;
+        }
+        t.encode[state * 256 + in] = d | ((swapped | (flipped << 1)) << 16);
+      }
+      {  // decode: in = 8 position bits
+        std::uint32_t swapped = state & 1U;
+        std::uint32_t flipped = state >> 1;
+        std::uint32_t x = 0;
+        std::uint32_t y = 0;
+        for (unsigned i = kLevels; i-- > 0;) {
+          const std::uint32_t q = (in >> (2 * i)) & 3U;
+          const std::uint32_t rx = q >> 1;
+          const std::uint32_t ry = (q ^ rx) & 1U;
+          const std::uint32_t exchange = swapped & (rx ^ ry);
+          x |= (rx ^ exchange ^ flipped) << i;
+          y |= (ry ^ exchange ^ flipped) << i;
+          const std::uint32_t enter_low = ry ^ 1U;
+          flipped ^= enter_low & rx;
+          swapped ^= enter_low;
+        }
+        t.decode[state * 256 + in] = ((x << 4) | y) | ((swapped | (flipped << 1)) << 16);
+      }
+    }
+  }
+  return t;
+}
+
+inline constexpr Tables kTables = make_tables();
+
+}  // namespace hilbert_detail
+
+/// Position of cell (x, y) on the order-k curve (1 <= k <= 32); x and y must be < 2^k.
+inline std::uint64_t hilbert_index(unsigned k, std::uint32_t x, std::uint32_t y) {
+  const unsigned levels = (k + 3) & ~3U;
+  std::uint32_t state = (levels - k) & 1U;
+  std::uint64_t d = 0;
+  for (unsigned i = levels; i != 0;) {
+    i -= 4;
+    const std::uint32_t in = (((x >> i) & 15U) << 4) | ((y >> i) & 15U);
+    const std::uint32_t e = hilbert_detail::kTables.encode[state * 256 + in];
+    d = (d << 8) | (e & 0xFFU);
+    state = e >> 16;
+  }
+  return d;
+}
+
+/// The cell at position d (< 4^k) of the order-k curve: the inverse of hilbert_index.
+inline std::pair<std::uint32_t, std::uint32_t> hilbert_cell(unsigned k, std::uint64_t d) {
+  const unsigned levels = (k + 3) & ~3U;
+  std::uint32_t state = (levels - k) & 1U;
+  std::uint32_t x = 0;
+  std::uint32_t y = 0;
+  for (unsigned i = levels; i != 0;) {
+    i -= 4;
+    const auto in = static_cast<std::uint32_t>((d >> (2 * i)) & 0xFFU);
+    const std::uint32_t e = hilbert_detail::kTables.decode[state * 256 + in];
+    x |= ((e >> 4) & 15U) << i;
+    y |= (e & 15U) << i;
+    state = e >> 16;
   }
   return {x, y};
 }

@@ -1,5 +1,7 @@
 // The ingest pipeline (see ingest.hpp): parse -> transform (self-loops, symmetrise, weights) ->
-// [external sort + dedupe] or [spill] -> [relabel] -> output, then rename and write the .ini.
+// [external sort + dedupe] or [spill] -> [relabel: in memory, or on disk by external sorts and
+// merge-joins with the sorted distinct-id file] -> output, then the commit (all files complete under
+// temporary names, the .ini renamed last).
 #include "utils/ingest.hpp"
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
 #include "core/cancellation.hpp"
 #include "core/scratch_directory.hpp"
@@ -14,6 +17,7 @@
 #include "io/matrix_market.hpp"
 #include "utils/edge_record_file.hpp"
 #include "utils/external_edge_sort.hpp"
+#include "utils/external_sort.hpp"
 
 namespace edgestream {
 namespace {
@@ -63,42 +67,103 @@ class PendingFile {
   bool committed_ = false;
 };
 
-// The set of original ids seen, in bounded memory (sorted + deduplicated whenever the buffer fills).
-class IdSet {
+struct FileCloser {
+  void operator()(std::FILE* f) const {
+    if (f != nullptr) std::fclose(f);
+  }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// The set of original ids seen: sorted and collapsed in memory while it fits its share of --memory,
+// else spilled as sorted runs (ExternalSorter in unique mode) and merged at the end.
+using IdSorter = ExternalSorter<VertexId, std::less<VertexId>>;
+
+// An edge on its way through the on-disk relabelling, with its position in the output order.
+struct RelabelRecord {
+  std::uint64_t seq;
+  VertexId src;
+  VertexId dst;
+  float weight;
+  std::uint32_t pad;  // zero: run files hold no uninitialised bytes
+};
+struct BySrc {
+  bool operator()(const RelabelRecord& a, const RelabelRecord& b) const {
+    return a.src != b.src ? a.src < b.src : a.seq < b.seq;
+  }
+};
+struct ByDst {
+  bool operator()(const RelabelRecord& a, const RelabelRecord& b) const {
+    return a.dst != b.dst ? a.dst < b.dst : a.seq < b.seq;
+  }
+};
+struct BySeq {
+  bool operator()(const RelabelRecord& a, const RelabelRecord& b) const { return a.seq < b.seq; }
+};
+
+// Merge-join of ascending original ids against the sorted distinct-id file: rank(id) = position of
+// id in the file. Ids must come in non-decreasing order and all be in the file.
+class IdRanker {
  public:
-  explicit IdSet(std::uint64_t memory_bytes)
-      : capacity_(static_cast<std::size_t>(std::max<std::uint64_t>(memory_bytes / sizeof(VertexId), 1024))) {}
-  Status add(VertexId id) {
-    if (ids_.size() == capacity_) {
-      normalise();
-      if (ids_.size() > capacity_ / 2) {
-        if (capacity_ * 2 * sizeof(VertexId) > limit()) {
-          return resource_exhausted("--compact: more than " + std::to_string(ids_.size()) +
-                                    " distinct vertex ids do not fit the id table's share of --memory (" +
-                                    std::to_string(limit()) + " bytes, 4 bytes per id): raise --memory");
-        }
-        capacity_ *= 2;
+  static Expected<IdRanker> open(const std::filesystem::path& path) {
+    IdRanker r;
+    r.path_ = path;
+    r.buffer_.resize(1 << 16);
+    r.file_.reset(std::fopen(path.c_str(), "rbe"));
+    if (!r.file_) return errno_status(errno, "open", path.string());
+    std::setvbuf(r.file_.get(), r.buffer_.data(), _IOFBF, r.buffer_.size());
+    return r;
+  }
+  Expected<VertexId> rank(VertexId id) {
+    while (!has_ || current_ < id) {
+      if (std::fread(&current_, sizeof current_, 1, file_.get()) != 1) {
+        if (std::ferror(file_.get()) != 0) return errno_status(errno, "read", path_.string());
+        return corruption("internal error: vertex id " + std::to_string(id) + " is missing from the id table " +
+                          path_.string());
       }
+      rank_ = has_ ? rank_ + 1 : 0;
+      has_ = true;
     }
-    if (ids_.capacity() == 0) ids_.reserve(std::min<std::size_t>(capacity_, 1 << 16));
-    ids_.push_back(id);
-    return Status::ok();
-  }
-  void set_limit(std::uint64_t bytes) { limit_ = bytes; }
-  void normalise() {
-    std::sort(ids_.begin(), ids_.end());
-    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
-  }
-  const std::vector<VertexId>& sorted() const { return ids_; }
-  VertexId rank(VertexId id) const {
-    return static_cast<VertexId>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
+    if (current_ != id) {
+      return corruption("internal error: vertex id " + std::to_string(id) + " is missing from the id table " + path_.string());
+    }
+    return rank_;
   }
 
  private:
-  std::uint64_t limit() const { return limit_; }
-  std::size_t capacity_;
-  std::uint64_t limit_ = 0;
-  std::vector<VertexId> ids_;
+  std::filesystem::path path_;
+  std::vector<char> buffer_;  // outlives file_
+  FilePtr file_;
+  VertexId current_ = 0;
+  VertexId rank_ = 0;
+  bool has_ = false;
+};
+
+// NAME.ids: a header, then "new_id<TAB>original_id" per vertex.
+class IdsTextWriter {
+ public:
+  Status open(const std::filesystem::path& path, const std::string& input) {
+    path_ = path;
+    buffer_.resize(1 << 16);
+    file_.reset(std::fopen(path.c_str(), "we"));
+    if (!file_) return errno_status(errno, "create", path.string());
+    std::setvbuf(file_.get(), buffer_.data(), _IOFBF, buffer_.size());
+    std::fprintf(file_.get(), "# new_id\toriginal_id (ingest --compact of %s)\n", input.c_str());
+    return Status::ok();
+  }
+  void add(VertexId original) { std::fprintf(file_.get(), "%llu\t%u\n", static_cast<unsigned long long>(count_++), original); }
+  Status close() {
+    const bool failed = std::fflush(file_.get()) != 0 || std::ferror(file_.get()) != 0;
+    const int saved = errno;
+    if (std::fclose(file_.release()) != 0 || failed) return errno_status(failed ? saved : errno, "write", path_.string());
+    return Status::ok();
+  }
+  std::uint64_t count() const { return count_; }
+
+ private:
+  std::filesystem::path path_;
+  std::vector<char> buffer_;
+  FilePtr file_;
+  std::uint64_t count_ = 0;
 };
 
 class Pipeline {
@@ -114,6 +179,11 @@ class Pipeline {
   Status emit(const Edge& e);
   Status open_stage();
   Status write_final(Edge e);
+  Status deliver(const Edge& e);
+  Status build_id_table();
+  Status relabel_on_disk();
+  Status commit(const GraphInfo& info);
+  ExternalSortProgress sort_progress(std::string label) const;
   Status malformed(std::uint64_t line_number, std::string_view line, const char* reason);
   void progress(const LineReader& reader, bool force);
 
@@ -125,7 +195,13 @@ class Pipeline {
   std::optional<PendingFile> spill_file_;
   std::optional<EdgeRecordWriter> spill_;
   std::optional<ExternalEdgeSorter> sorter_;
-  std::optional<IdSet> ids_;
+  std::optional<IdSorter> ids_;                   // compact: the distinct ids
+  const std::vector<VertexId>* id_table_ = nullptr;  // compact, in memory: sorted distinct ids
+  std::optional<PendingFile> ids_text_;            // compact: NAME.ids under a temporary name
+  std::optional<PendingFile> ids_bin_;             // compact, on disk: sorted distinct ids (4 B each)
+  std::optional<ExternalSorter<RelabelRecord, BySrc>> by_src_;  // compact, on disk: first relabel sort
+  std::uint64_t relabel_seq_ = 0;
+  std::uint64_t relabel_share_ = 0;
   bool stage_open_ = false;
   bool use_file_weights_ = false;
   std::uint64_t max_id_plus_one_ = 0;
@@ -186,11 +262,12 @@ Status Pipeline::open_stage() {
     scratch_.emplace(std::move(scratch));
   }
   if (o_.compact) {
-    ids_.emplace(share);
-    ids_->set_limit(share);
+    ids_.emplace(share, scratch_->directories().front(), "ids", std::less<VertexId>{}, /*unique=*/true);
+    ids_->set_progress(sort_progress("vertex ids"));
   }
   if (o_.remove_duplicates) {
     sorter_.emplace(share, scratch_->directories().front());
+    sorter_->set_progress(sort_progress("edges (duplicates)"));
   } else if (o_.compact) {
     spill_file_.emplace(scratch_->file("spill"));
     ES_ASSIGN_OR_RETURN(auto w, EdgeRecordWriter::create(spill_file_->path(), EdgeFileType::kWeighted));
@@ -202,12 +279,94 @@ Status Pipeline::open_stage() {
   return Status::ok();
 }
 
+ExternalSortProgress Pipeline::sort_progress(std::string label) const {
+  ExternalSortProgress p;
+  p.report = o_.on_progress;
+  p.interval = o_.progress_interval;
+  p.label = std::move(label);
+  return p;
+}
+
+VertexId rank_in(const std::vector<VertexId>& sorted, VertexId id) {
+  return static_cast<VertexId>(std::lower_bound(sorted.begin(), sorted.end(), id) - sorted.begin());
+}
+
 Status Pipeline::write_final(Edge e) {
-  if (ids_) {
-    e.src = ids_->rank(e.src);
-    e.dst = ids_->rank(e.dst);
+  if (id_table_ != nullptr) {
+    e.src = rank_in(*id_table_, e.src);
+    e.dst = rank_in(*id_table_, e.dst);
   }
   return out_->write(e);
+}
+
+// An edge in its final position, original ids: to the output (relabelled in memory) or, when the
+// distinct ids did not fit, into the on-disk relabelling with its position.
+Status Pipeline::deliver(const Edge& e) {
+  if (!by_src_) return write_final(e);
+  return by_src_->add(RelabelRecord{relabel_seq_++, e.src, e.dst, e.weight, 0});
+}
+
+// After parsing (compact): the sorted distinct ids, in memory when they fit their share, else merged
+// from the id runs into a binary file for the joins. Writes NAME.ids (temporary name) either way.
+Status Pipeline::build_id_table() {
+  ids_text_.emplace(o_.output.string() + ".ids.ingest-partial");
+  IdsTextWriter text;
+  ES_RETURN_IF_ERROR(text.open(ids_text_->path(), o_.input));
+  if (ids_->in_memory()) {
+    id_table_ = &ids_->sorted_in_memory();
+    for (const VertexId id : *id_table_) text.add(id);
+  } else {
+    s_.external_relabel = true;
+    s_.id_runs = ids_->runs_written();
+    ids_bin_.emplace(scratch_->file("ids-sorted"));
+    FilePtr bin(std::fopen(ids_bin_->path().c_str(), "we"));
+    if (!bin) return errno_status(errno, "create", ids_bin_->path().string());
+    std::vector<char> buffer(1 << 16);
+    std::setvbuf(bin.get(), buffer.data(), _IOFBF, buffer.size());
+    ES_RETURN_IF_ERROR(ids_->finish([&](const VertexId& id) -> Status {
+      text.add(id);
+      if (std::fwrite(&id, sizeof id, 1, bin.get()) != 1) return errno_status(errno, "write", ids_bin_->path().string());
+      return Status::ok();
+    }));
+    const bool failed = std::fflush(bin.get()) != 0;
+    const int saved = errno;
+    if (std::fclose(bin.release()) != 0 || failed) return errno_status(failed ? saved : errno, "write", ids_bin_->path().string());
+    // The edges' relabelling sorts run one after the other, each pipelined into the next: half each.
+    relabel_share_ = std::max<std::uint64_t>(o_.memory_bytes / 2, 4096);
+    by_src_.emplace(relabel_share_, scratch_->directories().front(), "by-src");
+    by_src_->set_progress(sort_progress("relabel by source"));
+  }
+  ES_RETURN_IF_ERROR(text.close());
+  s_.vertices = text.count();
+  return Status::ok();
+}
+
+// The on-disk relabelling: edges (with their output position) sorted by original source, joined
+// with the id file; sorted by original destination, joined; sorted back to the output order.
+Status Pipeline::relabel_on_disk() {
+  const auto dir = scratch_->directories().front();
+  ExternalSorter<RelabelRecord, ByDst> by_dst(relabel_share_, dir, "by-dst");
+  by_dst.set_progress(sort_progress("relabel by destination"));
+  {
+    ES_ASSIGN_OR_RETURN(IdRanker ranker, IdRanker::open(ids_bin_->path()));
+    ES_RETURN_IF_ERROR(by_src_->finish([&](const RelabelRecord& r) -> Status {
+      RelabelRecord out = r;
+      ES_ASSIGN_OR_RETURN(out.src, ranker.rank(r.src));
+      return by_dst.add(out);
+    }));
+  }
+  by_src_.reset();
+  ExternalSorter<RelabelRecord, BySeq> by_seq(relabel_share_, dir, "by-seq");
+  by_seq.set_progress(sort_progress("restore order"));
+  {
+    ES_ASSIGN_OR_RETURN(IdRanker ranker, IdRanker::open(ids_bin_->path()));
+    ES_RETURN_IF_ERROR(by_dst.finish([&](const RelabelRecord& r) -> Status {
+      RelabelRecord out = r;
+      ES_ASSIGN_OR_RETURN(out.dst, ranker.rank(r.dst));
+      return by_seq.add(out);
+    }));
+  }
+  return by_seq.finish([&](const RelabelRecord& r) { return out_->write(Edge{r.src, r.dst, r.weight}); });
 }
 
 Status Pipeline::emit(const Edge& e) {
@@ -327,7 +486,7 @@ Expected<IngestSummary> Pipeline::run() {
   }
   ES_RETURN_IF_ERROR(parse_input());
   if (!stage_open_) ES_RETURN_IF_ERROR(open_stage());  // no edges: still an (empty) graph
-  if (ids_) ids_->normalise();  // sorted and unique before any rank() lookup
+  if (ids_) ES_RETURN_IF_ERROR(build_id_table());
   if (sorter_) {
     ES_RETURN_IF_ERROR(sorter_->finish([&](const Edge& e) -> Status {
       if (last_ && last_->src == e.src && last_->dst == e.dst) {
@@ -335,52 +494,66 @@ Expected<IngestSummary> Pipeline::run() {
         return Status::ok();
       }
       last_ = e;
-      return write_final(e);
+      return deliver(e);
     }));
     s_.sort_runs = sorter_->runs_written();
     s_.merge_passes = sorter_->merge_passes();
+    sorter_.reset();
   } else if (spill_) {
     ES_RETURN_IF_ERROR(spill_->close());
-    ES_ASSIGN_OR_RETURN(auto reader, EdgeRecordReader::open(spill_file_->path(), EdgeFileType::kWeighted));
-    Edge e{};
-    for (std::uint64_t n = 0;; ++n) {
-      if ((n & 0xFFFF) == 0 && cancel_requested()) return cancelled();
-      ES_ASSIGN_OR_RETURN(const bool got, reader.next(e));
-      if (!got) break;
-      ES_RETURN_IF_ERROR(write_final(e));
+    {
+      ES_ASSIGN_OR_RETURN(auto reader, EdgeRecordReader::open(spill_file_->path(), EdgeFileType::kWeighted));
+      Edge e{};
+      for (std::uint64_t n = 0;; ++n) {
+        if ((n & 0xFFFF) == 0 && cancel_requested()) return cancelled();
+        ES_ASSIGN_OR_RETURN(const bool got, reader.next(e));
+        if (!got) break;
+        ES_RETURN_IF_ERROR(deliver(e));
+      }
     }
+    spill_file_.reset();  // read: its disk space is free for the relabelling's runs
   }
+  if (by_src_) ES_RETURN_IF_ERROR(relabel_on_disk());
   s_.edges = out_->records();
   ES_RETURN_IF_ERROR(out_->close());
   if (cancel_requested()) return cancelled();
-  if (ids_) {
-    s_.vertices = ids_->sorted().size();
-  } else {
-    s_.vertices = std::max(max_id_plus_one_, declared_vertices_);
-  }
-  // Commit: edge file, then the mapping, then the .ini (which only ever describes complete files).
+  if (!ids_) s_.vertices = std::max(max_id_plus_one_, declared_vertices_);
   GraphInfo info;
-  info.ini_path = o_.output.string() + ".ini";
   info.name = o_.output.filename().string();
   info.type = s_.type;
   info.vertices = s_.vertices;
   info.edges = s_.edges;
-  ES_RETURN_IF_ERROR(out_file_->commit_as(o_.output));
-  if (ids_) {
-    s_.ids_path = o_.output.string() + ".ids";
-    PendingFile ids_file(o_.output.string() + ".ids.ingest-partial");
-    std::FILE* f = std::fopen(ids_file.path().c_str(), "we");
-    if (f == nullptr) return errno_status(errno, "create", ids_file.path().string());
-    std::fprintf(f, "# new_id\toriginal_id (ingest --compact of %s)\n", o_.input.c_str());
-    const auto& sorted = ids_->sorted();
-    for (std::size_t i = 0; i < sorted.size(); ++i) std::fprintf(f, "%zu\t%u\n", i, sorted[i]);
-    const bool failed = std::ferror(f) != 0;
-    if (std::fclose(f) != 0 || failed) return errno_status(errno, "write", ids_file.path().string());
-    ES_RETURN_IF_ERROR(ids_file.commit_as(s_.ids_path));
-  }
-  ES_RETURN_IF_ERROR(write_graph_ini(info));
-  s_.ini_path = info.ini_path;
+  ES_RETURN_IF_ERROR(commit(info));
   return s_;
+}
+
+// Every output file is complete under a temporary name before anything visible changes; then the
+// old NAME.ini is withdrawn (from here until the last step a reader finds no graph, never a
+// mismatched one), the edge file and the mapping are renamed into place (a stale NAME.ids of an
+// earlier --compact run is removed when this run writes none), and the rename of the new .ini is the
+// commit point.
+Status Pipeline::commit(const GraphInfo& graph) {
+  const std::filesystem::path ini_path = o_.output.string() + ".ini";
+  const std::filesystem::path ids_path = o_.output.string() + ".ids";
+  PendingFile ini_file(o_.output.string() + ".ini.ingest-partial");
+  GraphInfo info = graph;
+  info.ini_path = ini_file.path();
+  ES_RETURN_IF_ERROR(write_graph_ini(info));
+  if (cancel_requested()) return cancelled();
+  std::error_code ec;
+  std::filesystem::remove(ini_path, ec);
+  if (ec) return errno_status(ec.value(), "remove the old", ini_path.string());
+  ES_RETURN_IF_ERROR(out_file_->commit_as(o_.output));
+  if (ids_text_) {
+    ES_RETURN_IF_ERROR(ids_text_->commit_as(ids_path));
+    s_.ids_path = ids_path;
+  } else {
+    std::filesystem::remove(ids_path, ec);
+    if (ec) return errno_status(ec.value(), "remove the stale", ids_path.string());
+  }
+  ES_RETURN_IF_ERROR(ini_file.commit_as(ini_path));
+  s_.ini_path = ini_path;
+  return Status::ok();
 }
 
 }  // namespace

@@ -4,10 +4,12 @@
 // original ids (mapping written to NAME.ids); symmetrise; drop self-loops; drop duplicate edges
 // (external sort, minimum weight kept); weights from the file, unit, or seeded random. Malformed lines
 // are reported with line number and content and skipped (or stop the run with `strict`). The output
-// is written under temporary names and renamed into place only when complete; scratch files are
-// removed on success, error and cancellation (SIGINT/SIGTERM via core/cancellation).
+// is written under temporary names and renamed into place only when complete, NAME.ini last (the
+// commit point); scratch files are removed on success, error and cancellation (SIGINT/SIGTERM via
+// core/cancellation). --compact relabels on disk when the distinct ids exceed their memory share.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -46,6 +48,8 @@ struct IngestOptions {
   std::function<void(const MalformedLine&)> on_malformed;
   /// Called about once a second with a one-line progress text (no newline); empty = no progress.
   std::function<void(const std::string&)> on_progress;
+  /// At most one progress line per interval (tests set 0 to see every phase's lines).
+  std::chrono::steady_clock::duration progress_interval = std::chrono::seconds(1);
 };
 
 struct IngestSummary {
@@ -62,14 +66,16 @@ struct IngestSummary {
   std::uint64_t duplicates_removed = 0;
   std::uint64_t sort_runs = 0;        // runs the external sort wrote (0 = sorted in memory)
   std::uint64_t merge_passes = 0;
+  bool external_relabel = false;      // compact: the distinct ids did not fit, relabelled on disk
+  std::uint64_t id_runs = 0;          // compact: runs of the distinct-id sort (0 = in memory)
   std::filesystem::path ini_path;
   std::filesystem::path ids_path;     // with compact
 };
 
 /// Runs the pipeline. Errors: kInvalidArgument (options), kNotFound (input), kBadInput (a fatal
 /// syntax error, the first malformed line with `strict`, a truncated .gz, ids >= 2^32), kIoError /
-/// kNoSpace, kResourceExhausted (compact with more distinct ids than memory_bytes/2 can index),
-/// kCancelled. On error no partial or scratch file is left, and existing files at `output`,
+/// kNoSpace, kCancelled. `compact` relabels in memory when the distinct ids (4 B each) fit their
+/// share of memory_bytes, else on disk (external sorts and merge-joins; same bytes out). On error no partial or scratch file is left, and existing files at `output`,
 /// `output.ini` and `output.ids` are untouched (they are only replaced, by rename, on success).
 Expected<IngestSummary> ingest_graph(const IngestOptions& options);
 

@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
       ("strict", po::bool_switch(&o.strict), "stop at the first malformed line (exit 1)")
       ("max_errors", po::value(&max_errors)->default_value("20"), "malformed lines printed (all are counted)")
       ("memory", po::value(&memory)->default_value("1G"),
-       "memory for the sort buffer and id table (suffixes K/M/G); larger inputs are sorted on disk")
+       "memory for the sort buffers and id table (suffixes K/M/G); larger inputs are sorted and relabelled on disk")
       ("tmp_dir", po::value(&tmp_dir), "directory for sort runs (default: the output's directory)")
       ("progress", po::bool_switch(&progress), "show progress on stderr even when it is not a terminal")
       ("no_progress", po::bool_switch(&no_progress), "never show progress")
@@ -187,6 +187,10 @@ int main(int argc, char** argv) {
   if (s.sort_runs > 0) {
     std::printf("ingest: external sort: %llu runs, %llu merge passes\n", static_cast<unsigned long long>(s.sort_runs),
                 static_cast<unsigned long long>(s.merge_passes));
+  }
+  if (s.external_relabel) {
+    std::printf("ingest: --compact relabelled on disk (the distinct ids did not fit --memory: %llu id runs)\n",
+                static_cast<unsigned long long>(s.id_runs));
   }
   std::printf("ingest: wrote %s and %s: %llu vertices, %llu edges (type %d)%s%s, %.2f s\n", o.output.c_str(),
               s.ini_path.c_str(), static_cast<unsigned long long>(s.vertices), static_cast<unsigned long long>(s.edges),

@@ -1,36 +1,78 @@
-// LSD radix sort of records by an unsigned 64-bit key, 8 bits per pass, only over the key bytes that
-// can be non-zero (`key_bits`): sorting edges by a 40-bit Hilbert position takes 5 linear passes
-// instead of an O(n log n) comparison sort. Stable: records with equal keys keep their order.
+// Radix sort of records by an unsigned 64-bit key, only over the key bits that can be non-zero
+// (`key_bits`): sorting edges by a 40-bit Hilbert position in linear time instead of an O(n log n)
+// comparison sort. Cache-friendly hybrid: large ranges are split by their top 11 key bits (one
+// histogram + one scatter pass over memory, 2048 buckets), recursively, until a bucket fits in the
+// cache (<= 64 Ki records) or 16 bits are left; such a bucket is finished by an LSD radix sort, 8 bits
+// per pass, that stays in cache and skips bytes where all keys agree. Stable: records with equal keys
+// keep their order (both phases are stable counting sorts).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
 
 namespace edgestream {
+namespace radix_detail {
 
-/// Sorts `records` by key(record) (which must be < 2^key_bits). Needs a second buffer of the same
-/// size (allocated here). Key is a callable: std::uint64_t(const Record&).
+constexpr unsigned kMsdBits = 11;
+constexpr std::size_t kCacheRecords = std::size_t{1} << 16;
+
+// LSD over bits [0, bits) of data[0..n), scratch other[0..n). Returns where the result ended.
+template <typename Record, typename Key>
+Record* lsd(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key) {
+  for (unsigned shift = 0; shift < bits; shift += 8) {
+    std::array<std::size_t, 256> count{};
+    for (std::size_t i = 0; i < n; ++i) ++count[(key(data[i]) >> shift) & 0xFF];
+    if (count[(key(data[0]) >> shift) & 0xFF] == n) continue;  // all equal in this byte
+    std::size_t sum = 0;
+    for (auto& c : count) {
+      const std::size_t m = c;
+      c = sum;
+      sum += m;
+    }
+    for (std::size_t i = 0; i < n; ++i) other[count[(key(data[i]) >> shift) & 0xFF]++] = data[i];
+    std::swap(data, other);
+  }
+  return data;
+}
+
+// Sorts data[0..n) by key bits [0, bits), scratch other[0..n); the result ends in data.
+template <typename Record, typename Key>
+void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key) {
+  if (n < 2 || bits == 0) return;
+  if (n <= kCacheRecords || bits <= 16) {
+    Record* result = lsd(data, other, n, bits, key);
+    if (result != data) std::copy(result, result + n, data);
+    return;
+  }
+  const unsigned digit = bits < kMsdBits ? bits : kMsdBits;
+  const unsigned shift = bits - digit;
+  const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
+  std::vector<std::size_t> start((std::size_t{1} << digit) + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++start[((key(data[i]) >> shift) & mask) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<std::size_t> cursor(start.begin(), start.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) other[cursor[(key(data[i]) >> shift) & mask]++] = data[i];
+  // Each bucket is now in `other`; sort it there with `data` as scratch, then it must end in data.
+  for (std::size_t b = 0; b + 1 < start.size(); ++b) {
+    const std::size_t begin = start[b];
+    const std::size_t count = start[b + 1] - begin;
+    if (count == 0) continue;
+    hybrid(other + begin, data + begin, count, shift, key);
+    std::copy(other + begin, other + begin + count, data + begin);
+  }
+}
+
+}  // namespace radix_detail
+
+/// Sorts `records` by key(record) (which must be < 2^key_bits, key_bits <= 64). Needs a second
+/// buffer of the same size (allocated here). Key is a callable: std::uint64_t(const Record&).
 template <typename Record, typename Key>
 void radix_sort_by_key(std::vector<Record>& records, unsigned key_bits, Key key) {
   if (records.size() < 2) return;
   std::vector<Record> scratch(records.size());
-  std::vector<Record>* from = &records;
-  std::vector<Record>* to = &scratch;
-  for (unsigned shift = 0; shift < key_bits; shift += 8) {
-    std::array<std::size_t, 256> count{};
-    for (const Record& r : *from) ++count[(key(r) >> shift) & 0xFF];
-    if (count[(key((*from)[0]) >> shift) & 0xFF] == from->size()) continue;  // all equal in this byte
-    std::size_t sum = 0;
-    for (auto& c : count) {
-      const std::size_t n = c;
-      c = sum;
-      sum += n;
-    }
-    for (const Record& r : *from) (*to)[count[(key(r) >> shift) & 0xFF]++] = r;
-    std::swap(from, to);
-  }
-  if (from != &records) records.swap(*from);
+  radix_detail::hybrid(records.data(), scratch.data(), records.size(), key_bits, key);
 }
 
 }  // namespace edgestream
