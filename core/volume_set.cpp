@@ -52,7 +52,11 @@ Expected<VolumeSettings> read_volume_config(const std::filesystem::path& file) {
     const auto eq = content.find('=');
     const std::string where = "volume preset " + file.string() + " line " + std::to_string(number);
     if (eq == std::string::npos) return invalid_argument(where + ": expected key = value, got '" + content + "'");
-    ES_RETURN_IF_ERROR(apply_setting(settings, trim(content.substr(0, eq)), trim(content.substr(eq + 1)), where));
+    const std::string key = trim(content.substr(0, eq));
+    // The configs/ presets double as --config files and also name the run's codecs: those are
+    // run-wide, not a volume's, and are left to --config (a typo is still an unknown setting).
+    if (key == "edges_codec" || key == "updates_codec") continue;
+    ES_RETURN_IF_ERROR(apply_setting(settings, key, trim(content.substr(eq + 1)), where));
   }
   return settings;
 }

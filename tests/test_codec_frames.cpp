@@ -94,7 +94,9 @@ TEST_CASE("codec_frames: none streams with checksums are raw frames that round-t
   for (const std::size_t size : {std::size_t{0}, std::size_t{1}, frame - 1, frame, frame + 1, 3 * frame, 5 * frame + 77}) {
     INFO("size " << size);
     const auto data = pattern(size);
-    const fs::path path = dir / ("s" + std::to_string(size));
+    std::string name = "s";
+    name += std::to_string(size);  // (operator+ on a literal trips GCC 12's -Wrestrict false positive)
+    const fs::path path = dir / name;
     auto file = File::open(path, OpenMode::kCreate, true);
     REQUIRE(file);
     bool framed = false;
@@ -228,10 +230,15 @@ TEST_CASE("codec_frames: framed none streams give the same results as unframed o
   ProcessResult raw = run_driver_in_process(g.args({"--no_scratch_checksums"}));
   REQUIRE(raw.exit_code == 0);
   CHECK(slurp(g.out_dir / "out.txt") == framed_out);
-  // Framed streams move the headers too: 32 bytes per frame more than the unframed run.
-  const auto written = [](const ProcessResult& r) { return std::stoull(stat_value(r.out, "CORE::BYTES::EDGES_WRITTEN")); };
-  CHECK(written(framed) > written(raw));
-  CHECK((written(framed) - written(raw)) % kFrameHeaderBytes == 0);
+  // Framed streams store one 32-byte header per frame besides the records (the device counters
+  // hide it in the padding of the last aligned write, so the codec counters are checked).
+  const auto value = [](const ProcessResult& r, const char* key) { return std::stoull(stat_value(r.out, key)); };
+  CHECK(value(framed, "CORE::COMPRESSION::EDGES::RAW_BYTES") == 200000 * 12);
+  const std::uint64_t headers =
+      value(framed, "CORE::COMPRESSION::EDGES::STORED_BYTES") - value(framed, "CORE::COMPRESSION::EDGES::RAW_BYTES");
+  CHECK(headers > 0);
+  CHECK(headers % kFrameHeaderBytes == 0);
+  CHECK(value(raw, "CORE::COMPRESSION::EDGES::STORED_BYTES") == 0);  // unframed: nothing went through frames
 }
 
 }  // namespace edgestream::test

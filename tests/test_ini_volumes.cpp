@@ -29,8 +29,9 @@ struct DiskGraph {
                                         << "\nmnt1=" << vol1.path().string() << "\n"
                                         << extra_keys;
   }
+  // cc: its labels do not depend on request sizes (PageRank's float sums follow the update order).
   ProcessResult run(const std::string& out) {
-    return run_driver_in_process({"-g", ini.string(), "-b", "pagerank", "-k", "4", "-p", "2", "--read_chunk", "16K",
+    return run_driver_in_process({"-g", ini.string(), "-b", "cc", "-k", "4", "-p", "2", "--read_chunk", "16K",
                                   "--write_chunk", "16K", "--io_depth", "4", "--output", (dir / out).string()});
   }
 };
@@ -74,6 +75,15 @@ TEST_CASE("ini_volumes: mntN_ keys set each [disk] volume's chunks and depth; a 
   REQUIRE(overridden.exit_code == 0);
   CHECK(stat_value(overridden.out, "CORE::CONFIG::VOLUMES") == "1");
   CHECK(stat_value(overridden.out, "CORE::VOLUME::0::READ_CHUNK") == "16384");
+
+  // The shipped presets (which also name codecs for --config) work as volume presets.
+  const fs::path shipped = fs::path(EDGESTREAM_SOURCE_DIR) / "configs" / "network-volume.cfg";
+  g.set_disk("mnt1_config=" + shipped.string() + "\n");
+  const ProcessResult preset = g.run("preset.txt");
+  INFO(preset.err);
+  REQUIRE(preset.exit_code == 0);
+  CHECK(stat_value(preset.out, "CORE::VOLUME::1::READ_CHUNK") == "1048576");
+  CHECK(stat_value(preset.out, "CORE::VOLUME::1::IO_DEPTH") == "16");
 
   // write_graph_ini keeps the keys.
   g.set_disk("mnt1_io_depth=7\n");

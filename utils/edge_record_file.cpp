@@ -154,12 +154,6 @@ EdgeRecordReader& EdgeRecordReader::operator=(EdgeRecordReader&& other) noexcept
     type_ = other.type_;
     buffer_ = std::move(other.buffer_);
     records_ = other.records_;
-    stored_ = other.stored_;
-    codec_ = std::move(other.codec_);
-    frame_ = std::move(other.frame_);
-    frame_fill_ = other.frame_fill_;
-    encoded_ = std::move(other.encoded_);
-    raw_offset_ = other.raw_offset_;
   }
   return *this;
 }
