@@ -1,6 +1,7 @@
 // Loading a graph into memory and building CSR adjacency for the reference implementations.
 #include "algorithms/reference_graph.hpp"
 
+#include "compress/graph_input.hpp"
 #include "io/file.hpp"
 
 namespace edgestream {
@@ -9,24 +10,24 @@ Expected<InMemoryGraph> load_graph_in_memory(const GraphInfo& graph) {
   InMemoryGraph g;
   g.vertices = graph.vertices;
   g.edges.resize(graph.edges);
-  ES_ASSIGN_OR_RETURN(File file, File::open(graph.edge_path, OpenMode::kReadOnly, /*direct=*/false));
   const std::size_t rs = graph.record_size();
-  std::vector<std::byte> buffer(rs * 65536);
   std::uint64_t index = 0;
-  while (index < graph.edges) {
-    const std::uint64_t n = std::min<std::uint64_t>(65536, graph.edges - index);
-    ES_ASSIGN_OR_RETURN(const std::size_t got, file.read_at(index * rs, std::span(buffer.data(), n * rs)));
-    if (got != n * rs) return corruption("edge file " + graph.edge_path.string() + " ended early");
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const Edge e = decode_edge(buffer.data() + i * rs, graph.type);
+  // Raw or compressed input alike (compress/graph_input.hpp); frames are checked as they are read.
+  ES_RETURN_IF_ERROR(for_each_input_run(graph, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+    const std::size_t n = run.size() / rs;
+    if (first + n > graph.edges) return corruption("edge file " + graph.edge_path.string() + " holds more records than edges=");
+    for (std::size_t i = 0; i < n; ++i) {
+      const Edge e = decode_edge(run.data() + i * rs, graph.type);
       if (e.src >= graph.vertices || e.dst >= graph.vertices) {
-        return bad_input("edge file " + graph.edge_path.string() + ": record " + std::to_string(index + i) +
+        return bad_input("edge file " + graph.edge_path.string() + ": record " + std::to_string(first + i) +
                          " has an id >= " + std::to_string(graph.vertices));
       }
-      g.edges[index + i] = e;
+      g.edges[first + i] = e;
     }
-    index += n;
-  }
+    index = first + n;
+    return Status::ok();
+  }));
+  if (index != graph.edges) return corruption("edge file " + graph.edge_path.string() + " ended early");
   return g;
 }
 

@@ -60,11 +60,11 @@ Expected<std::uint64_t> write_reversed_graph(const GraphInfo& graph, const Rever
   }
   const std::filesystem::path tmp = target.edge_path.string() + ".tmp-" + std::to_string(::getpid());
   ES_ASSIGN_OR_RETURN(File input, File::open(graph.edge_path, OpenMode::kReadOnly, options.direct));
-  ES_ASSIGN_OR_RETURN(const std::uint64_t size, input.size());
   std::uint64_t written = 0;
   const Status status = [&]() -> Status {
     ES_ASSIGN_OR_RETURN(File output, File::open(tmp, OpenMode::kCreate, options.direct));
-    ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(input, 0, size, options, read_io));
+    // A compressed input is decoded (compress/graph_input.hpp); the reversed graph is written raw.
+    ES_ASSIGN_OR_RETURN(auto reader, open_input_edges(graph, input, options, 1, nullptr, read_io, nullptr));
     ES_ASSIGN_OR_RETURN(auto writer, SequentialWriter::open(output, options, write_io));
     const std::size_t record = graph.record_size();
     const EdgeFileType type = graph.type;

@@ -71,8 +71,7 @@ inline bool ranks_before(const std::vector<std::uint32_t>& deg, VertexId a, Vert
 template <typename Fn>
 Status for_each_input_edge(const GraphInfo& graph, const IoOptions& io, IoCounters* counters, Fn&& fn) {
   ES_ASSIGN_OR_RETURN(File input, File::open(graph.edge_path, OpenMode::kReadOnly, io.direct));
-  ES_ASSIGN_OR_RETURN(const std::uint64_t size, input.size());
-  ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(input, 0, size, io, counters));
+  ES_ASSIGN_OR_RETURN(auto reader, open_input_edges(graph, input, io, 1, nullptr, counters, nullptr));
   const std::size_t record = graph.record_size();
   return for_each_record_run(*reader, record, graph.edge_path.string(),
                              [&](std::span<const std::byte> run, std::uint64_t first) -> Status {

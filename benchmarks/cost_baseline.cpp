@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "compress/graph_input.hpp"
 #include "io/file.hpp"
 #include "utils/hilbert_curve.hpp"
 #include "utils/radix_sort.hpp"
@@ -76,13 +77,13 @@ Expected<CostGraph> load_cost_graph(const GraphInfo& graph, CostOrder order) {
   std::vector<VertexId> src(hilbert ? 0 : graph.edges);
   std::vector<VertexId> dst(hilbert ? 0 : graph.edges);
   std::vector<std::uint64_t> keys(hilbert ? graph.edges : 0);
-  ES_ASSIGN_OR_RETURN(File file, File::open(graph.edge_path, OpenMode::kReadOnly, /*direct=*/false));
+  ES_ASSIGN_OR_RETURN(auto file, InputEdgeReader::open(graph));  // raw or compressed (compress/graph_input.hpp)
   const std::size_t rs = graph.record_size();
   constexpr std::uint64_t kBatch = 1 << 18;
   std::vector<std::byte> buffer(rs * kBatch);
   for (std::uint64_t index = 0; index < graph.edges;) {
     const std::uint64_t n = std::min<std::uint64_t>(kBatch, graph.edges - index);
-    ES_ASSIGN_OR_RETURN(const std::size_t got, file.read_at(index * rs, std::span(buffer.data(), n * rs)));
+    ES_ASSIGN_OR_RETURN(const std::size_t got, file->read(std::span(buffer.data(), n * rs)));
     if (got != n * rs) {
       return corruption("edge file " + graph.edge_path.string() + " ended early: record " + std::to_string(index + got / rs) +
                         " of the " + std::to_string(graph.edges) + " its .ini announces is missing");
@@ -91,7 +92,7 @@ Expected<CostGraph> load_cost_graph(const GraphInfo& graph, CostOrder order) {
       const Edge e = decode_edge(buffer.data() + i * rs, graph.type);
       if (e.src >= graph.vertices || e.dst >= graph.vertices) {
         return bad_input("edge file " + graph.edge_path.string() + ": record " + std::to_string(index + i) + " (byte offset " +
-                         std::to_string((index + i) * rs) + ") has an id >= vertices=" + std::to_string(graph.vertices));
+                         std::to_string((index + i) * rs) + ") has an id >= vertices=" + std::to_string(graph.vertices) + (graph.framed() ? " (decoded stream)" : ""));
       }
       if (hilbert) {
         keys[index + i] = hilbert_index(k, e.src, e.dst);

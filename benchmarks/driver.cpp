@@ -74,6 +74,8 @@ po::options_description make_options() {
        "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy")
       ("updates_codec", po::value<std::string>()->default_value("none"),
        "codec of the update streams: none, zlib[:1-9], snappy")
+      ("no_scratch_checksums",
+       "with codec none, write scratch streams unframed (no crc32 per chunk; a damaged byte goes undetected)")
       ("output", po::value<std::string>(), "per-vertex results as text, one line per vertex")
       ("stats_json", po::value<std::string>(), "write the run's statistics as one JSON object")
       ("verify", "check the result against the in-memory reference (needs RAM for the whole graph)")
@@ -136,6 +138,7 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
       << ",\"direct_io\":" << (s.plan.io.direct ? "true" : "false") << ",\"io_engine\":\""
       << (req.engine.io.engine == IoEngine::kUring ? "uring" : "sync") << "\",\"edges_codec\":\"" << codec_name(s.edges_codec)
       << "\",\"updates_codec\":\"" << codec_name(s.updates_codec) << "\""
+      << ",\"scratch_checksums\":" << (s.scratch_checksums ? "true" : "false")
       << ",\"forced_partitions\":" << req.engine.forced_partitions << "},\"partitions\":" << s.plan.partitions
       << ",\"cache_partitions\":" << s.plan.cache_partitions << ",\"supersteps\":" << s.supersteps
       << ",\"wall_seconds\":" << wall_seconds << ",\"setup_seconds\":" << s.setup_seconds
@@ -160,6 +163,9 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
   codec("edges", s.edges_codec_io);
   out << ",";
   codec("updates", s.updates_codec_io);
+  out << ",\"input\":{\"codec\":\"" << s.input_codec << "\",\"raw_bytes\":" << s.input_raw_bytes
+      << ",\"stored_bytes\":" << s.input_stored_bytes << ",\"decoded_bytes\":" << s.input_codec_io.decoded_bytes
+      << ",\"decompress_seconds\":" << static_cast<double>(s.input_codec_io.decompress_ns) * 1e-9 << "}";
   out << ",\"cpu_seconds\":" << s.codec_cpu_seconds() << "},\"updates\":{\"emitted\":" << s.updates_emitted << ",\"in_memory\":" << s.updates_in_memory
       << ",\"spilled\":" << s.updates_spilled << "},\"peak_rss_bytes\":" << s.peak_rss
       << ",\"estimated_peak_bytes\":" << s.plan.estimated_peak() << ",\"volumes\":[";
@@ -332,6 +338,7 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
     const std::string value = compressed_io && vm[name].defaulted() ? std::string("zlib") : text(vm, name);
     ES_ASSIGN_OR_RETURN(*spec, parse_codec(name, value));
   }
+  req.engine.scratch_checksums = vm.count("no_scratch_checksums") == 0;
   req.engine.heartbeat = vm.count("heartbeat") != 0;
   req.engine.cache_edges = vm.count("no_edge_cache") == 0;
   req.engine.edge_grid = vm.count("no_edge_grid") == 0;

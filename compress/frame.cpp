@@ -43,6 +43,24 @@ std::uint32_t frame_crc(std::span<const std::byte> bytes) {
   return static_cast<std::uint32_t>(crc);
 }
 
+namespace {
+
+// The 32 header bytes of `h` at p (layout in frame.hpp), header checksum included.
+void put_header(std::byte* p, const FrameHeader& h) {
+  put32(p, kFrameMagic);
+  p[4] = static_cast<std::byte>(kFrameVersion);
+  p[5] = static_cast<std::byte>(h.codec);
+  p[6] = std::byte{0};
+  p[7] = std::byte{0};
+  put32(p + 8, h.raw_length);
+  put32(p + 12, h.stored_length);
+  put64(p + 16, h.raw_offset);
+  put32(p + 24, h.payload_crc);
+  put32(p + 28, frame_crc(std::span<const std::byte>(p, 28)));
+}
+
+}  // namespace
+
 std::size_t max_frame_bytes(const Codec& codec, std::size_t raw_length) {
   return kFrameHeaderBytes + std::max(raw_length, codec.max_compressed_length(raw_length));
 }
@@ -68,19 +86,22 @@ Expected<std::size_t> encode_frame(const Codec& codec, std::span<const std::byte
   h.codec = compressed ? codec.id() : CodecId::kNone;
   h.stored_length = static_cast<std::uint32_t>(stored);
   h.payload_crc = frame_crc(payload.first(stored));
-  std::byte* p = out.data();
-  put32(p, kFrameMagic);
-  p[4] = static_cast<std::byte>(kFrameVersion);
-  p[5] = static_cast<std::byte>(h.codec);
-  p[6] = std::byte{0};
-  p[7] = std::byte{0};
-  put32(p + 8, h.raw_length);
-  put32(p + 12, h.stored_length);
-  put64(p + 16, h.raw_offset);
-  put32(p + 24, h.payload_crc);
-  put32(p + 28, frame_crc(std::span<const std::byte>(p, 28)));
+  put_header(out.data(), h);
   if (header_out != nullptr) *header_out = h;
   return kFrameHeaderBytes + stored;
+}
+
+Status encode_raw_frame_header(std::span<const std::byte> raw, std::uint64_t raw_offset,
+                               std::span<std::byte, kFrameHeaderBytes> out) {
+  if (raw.size() > UINT32_MAX) return invalid_argument("frame: chunk larger than 4 GiB");
+  FrameHeader h;
+  h.codec = CodecId::kNone;
+  h.raw_length = static_cast<std::uint32_t>(raw.size());
+  h.stored_length = h.raw_length;
+  h.raw_offset = raw_offset;
+  h.payload_crc = frame_crc(raw);
+  put_header(out.data(), h);
+  return Status::ok();
 }
 
 Expected<FrameHeader> parse_frame_header(std::span<const std::byte, kFrameHeaderBytes> bytes) {

@@ -48,6 +48,12 @@ std::size_t max_frame_bytes(const Codec& codec, std::size_t raw_length);
 Expected<std::size_t> encode_frame(const Codec& codec, std::span<const std::byte> raw, std::uint64_t raw_offset,
                                    std::span<std::byte> out, FrameHeader* header = nullptr);
 
+/// Writes the header of a raw frame (codec 0, payload = `raw` as it is, checksummed) into `out`;
+/// the caller appends `raw` after it. Same bytes as encode_frame with the none codec, without copying
+/// the payload (the `none` codec's framed scratch streams: checksums at the cost of one crc32 pass).
+Status encode_raw_frame_header(std::span<const std::byte> raw, std::uint64_t raw_offset,
+                               std::span<std::byte, kFrameHeaderBytes> out);
+
 /// Parses and checks a header (magic, version, header checksum, known codec). Errors are
 /// kCorruption without a location (the caller adds file and offset).
 Expected<FrameHeader> parse_frame_header(std::span<const std::byte, kFrameHeaderBytes> bytes);

@@ -30,13 +30,14 @@ std::size_t frame_bytes_bound(std::size_t raw) {
 // ---- writer -------------------------------------------------------------------------------------
 
 Expected<std::unique_ptr<FramedWriter>> FramedWriter::open(const File& file, const IoOptions& io, const CodecSpec& codec,
-                                                          std::size_t frame_bytes, IoCounters* io_counters) {
-  if (codec.enabled() && (frame_bytes == 0 || frame_bytes > kMaxFrameBytes)) {
+                                                          bool checksums, std::size_t frame_bytes, IoCounters* io_counters) {
+  const bool framed = codec.enabled() || checksums;
+  if (framed && (frame_bytes == 0 || frame_bytes > kMaxFrameBytes)) {
     return invalid_argument("frame size " + std::to_string(frame_bytes) + " must be in 1..1 GiB");
   }
   std::unique_ptr<FramedWriter> w(new FramedWriter());
   ES_ASSIGN_OR_RETURN(w->writer_, SequentialWriter::open(file, io, io_counters));
-  w->framed_ = codec.enabled();
+  w->framed_ = framed;
   w->codec_ = make_codec(codec);
   w->frame_bytes_ = frame_bytes;
   return w;
@@ -58,6 +59,26 @@ Status FramedWriter::append_slow(std::span<const std::byte> data, FrameScratch& 
 
 Status FramedWriter::flush_frame(FrameScratch& scratch) {
   if (fill_ == 0) return Status::ok();
+  if (codec_->id() == CodecId::kNone) {
+    // A raw frame: header, then the payload straight from the frame buffer (no copy, no scratch).
+    const std::uint64_t start = thread_cpu_ns();
+    std::array<std::byte, kFrameHeaderBytes> header{};
+    const std::span<const std::byte> raw(raw_.data(), fill_);
+    Status status = encode_raw_frame_header(raw, appended_ - fill_, header);
+    counters_.compress_ns += thread_cpu_ns() - start;
+    if (status.is_ok()) status = writer_->append(header);
+    if (status.is_ok()) status = writer_->append(raw);
+    if (!status.is_ok()) {
+      error_ = status;
+      return status;
+    }
+    counters_.raw_bytes += fill_;
+    counters_.stored_bytes += kFrameHeaderBytes + fill_;
+    ++counters_.frames;
+    ++counters_.raw_frames;
+    fill_ = 0;
+    return Status::ok();
+  }
   const std::size_t need = max_frame_bytes(*codec_, frame_bytes_);
   if (scratch.bytes.size() < need) scratch.bytes = AlignedBuffer(need);
   const std::uint64_t start = thread_cpu_ns();
@@ -125,7 +146,7 @@ Expected<std::unique_ptr<FramedReader>> FramedReader::open(const File& file, std
 }
 
 Status FramedReader::frame_error(std::uint64_t offset, const std::string& what) const {
-  return corruption("corrupt compressed chunk in " + file_->path() + " at byte offset " + std::to_string(offset) + ": " +
+  return corruption("corrupt stored chunk in " + file_->path() + " at byte offset " + std::to_string(offset) + ": " +
                     what);
 }
 
@@ -151,10 +172,7 @@ Status FramedReader::fill_batch() {
   handed_ = 0;
   while (batch_ < slots_.size() && consumed_ < stored_bytes_) {
     Slot& slot = slots_[batch_];
-    if (slot.raw.size() == 0) {
-      slot.raw = AlignedBuffer(max_frame_);
-      slot.stored = AlignedBuffer(max_frame_);
-    }
+    if (slot.raw.size() == 0) slot.raw = AlignedBuffer(max_frame_);
     slot.offset = consumed_;
     if (stored_bytes_ - consumed_ < kFrameHeaderBytes) {
       return frame_error(slot.offset, "the stream ends inside a frame header (" + std::to_string(stored_bytes_ - consumed_) +
@@ -185,7 +203,9 @@ Status FramedReader::fill_batch() {
     if (raw_bytes_ - decoded_ < h.raw_length) {
       return frame_error(slot.offset, "frame decodes past the stream's length " + std::to_string(raw_bytes_));
     }
-    // A raw frame is read straight into the output buffer (only its checksum is left to check).
+    // A raw frame is read straight into the output buffer (only its checksum is left to check); the
+    // stored buffer is taken only when a compressed frame comes (raw-framed streams never touch it).
+    if (h.codec != CodecId::kNone && slot.stored.size() == 0) slot.stored = AlignedBuffer(max_frame_);
     std::byte* target = h.codec == CodecId::kNone ? slot.raw.data() : slot.stored.data();
     status = read_bytes(target, h.stored_length);
     if (!status.is_ok()) {

@@ -3,8 +3,9 @@
 // a SequentialWriter, which packs frames back to back into aligned write requests and keeps them in
 // flight (write-behind). FramedReader reads the frames through a SequentialReader (read-ahead),
 // gathers up to `slots` of them and decodes them in parallel (one per worker), then hands the
-// decoded chunks out in order. With the codec `none` both are pass-throughs: today's raw format,
-// no frames, no extra memory.
+// decoded chunks out in order. With the codec `none` and `checksums` the frames are raw frames
+// (header + payload as it is, crc32 checked on reading: a flipped byte is reported, not used);
+// without checksums both are pass-throughs (the unframed raw format, no extra memory).
 //
 // Threads: a writer may be appended from any thread, but by one thread at a time (the engine's
 // spill tasks own one destination each). A reader is driven by one thread; the decoding runs on
@@ -45,10 +46,12 @@ std::size_t frame_bytes_bound(std::size_t raw);
 class FramedWriter {
  public:
   /// Appends to `file` from offset 0. `frame_bytes` (> 0, at most 1 GiB) is the raw size of a
-  /// frame. Buffers are taken on the first append and released by finish(): while active a writer
-  /// holds SequentialWriter::memory_bytes(io) plus frame_bytes (none: no frame buffer).
+  /// frame. The stream is framed when the codec is not none or `checksums` is set (none: raw
+  /// frames, checksummed). Buffers are taken on the first append and released by finish(): while
+  /// active a writer holds SequentialWriter::memory_bytes(io) plus frame_bytes (unframed: no
+  /// frame buffer).
   static Expected<std::unique_ptr<FramedWriter>> open(const File& file, const IoOptions& io, const CodecSpec& codec,
-                                                      std::size_t frame_bytes, IoCounters* io_counters);
+                                                      bool checksums, std::size_t frame_bytes, IoCounters* io_counters);
 
   /// Appends `data`; a frame that fills is compressed into `scratch` on this thread.
   Status append(std::span<const std::byte> data, FrameScratch& scratch) {

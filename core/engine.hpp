@@ -43,6 +43,7 @@
 #include "core/volume_set.hpp"
 #include "core/thread_pool.hpp"
 #include "compress/framed_stream.hpp"
+#include "compress/graph_input.hpp"
 #include "io/aligned_buffer.hpp"
 #include "io/file.hpp"
 #include "io/graph_format.hpp"
@@ -152,6 +153,7 @@ class Engine {
     input.undirected = kTwoWay;
     input.split_streams = kReverse ? 2 : 1;  // edges by source and by destination
     input.edges = graph_.edges;
+    input.input_frame_bytes = graph_.framed() ? graph_.frame_bytes : 0;  // a compressed input's decoding slots
     input.baseline_rss = current_rss_bytes();
     // Volumes (core/volume_set.hpp, docs/volumes.md): resolved (and the --*_disk placement checked)
     // before planning, because a stream striped over several volumes keeps each volume's depth in
@@ -166,6 +168,10 @@ class Engine {
     stats_.plan = plan_;
     stats_.edges_codec = options_.edges_codec;
     stats_.updates_codec = options_.updates_codec;
+    stats_.scratch_checksums = options_.scratch_checksums;
+    stats_.input_codec = graph_.codec;
+    stats_.input_raw_bytes = graph_.raw_bytes();
+    stats_.input_stored_bytes = graph_.framed() ? graph_.stored_bytes : graph_.raw_bytes();
     stats_.vertices = graph_.vertices;
     stats_.edges = graph_.edges;
     K_ = plan_.partitions;
@@ -221,7 +227,7 @@ class Engine {
       update_counters_[set].resize(K_);
       for (std::uint64_t q = 0; q < K_; ++q) {
         ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(update_files_[set][q], plan_.io, options_.updates_codec,
-                                                            plan_.io.write_chunk, &update_counters_[set][q]));
+                                                            options_.scratch_checksums, plan_.io.write_chunk, &update_counters_[set][q]));
         writers_[set].push_back(std::move(writer));
       }
     }
@@ -248,12 +254,13 @@ class Engine {
     std::vector<std::unique_ptr<FramedWriter>> writers;
     std::vector<std::unique_ptr<FramedWriter>> reverse_writers;
     for (std::uint64_t q = 0; q < K_; ++q) {
-      ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(edge_files_[q], plan_.io, options_.edges_codec, plan_.io.write_chunk,
+      ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(edge_files_[q], plan_.io, options_.edges_codec,
+                                                          options_.scratch_checksums, plan_.io.write_chunk,
                                                           &counters[q]));
       writers.push_back(std::move(writer));
       if constexpr (kReverse) {
         ES_ASSIGN_OR_RETURN(auto reverse_writer, FramedWriter::open(redge_files_[q], plan_.io, options_.edges_codec,
-                                                                    plan_.io.write_chunk, &counters[q]));
+                                                                    options_.scratch_checksums, plan_.io.write_chunk, &counters[q]));
         reverse_writers.push_back(std::move(reverse_writer));
       }
     }
@@ -263,7 +270,8 @@ class Engine {
     std::vector<Edge> bad_edges(T);
     std::vector<Status> errors(T);
     {
-      ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(input_file_, 0, graph_.edges * rs, plan_.io, &stats_.input_io));
+      ES_ASSIGN_OR_RETURN(auto reader, open_input_edges(graph_, input_file_, plan_.io, plan_.threads, parallel_for(),
+                                                        &stats_.input_io, &stats_.input_codec_io));
       ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + graph_.edge_path.string(),
                                              [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
         if (cancel_requested()) return cancelled();
@@ -511,12 +519,23 @@ class Engine {
       return corruption("vertex state file " + vertex_file_.path() + " is short: partition " + std::to_string(p) +
                         " read " + std::to_string(n) + " of " + std::to_string(plan_.state_bytes) + " bytes");
     }
+    if (options_.scratch_checksums && p < state_crc_.size() && frame_crc(std::span<const std::byte>(state_.data(), plan_.state_bytes)) != state_crc_[p]) {
+      return corruption("vertex state file " + vertex_file_.path() + ": checksum mismatch in partition " + std::to_string(p) +
+                        " (byte offset " + std::to_string(p * plan_.state_bytes) + ", " + std::to_string(plan_.state_bytes) +
+                        " bytes; damaged scratch data)");
+    }
     return Status::ok();
   }
 
+  // Vertex-state spills are fixed-size records read back whole, so their checksum (crc32, like a
+  // frame's) is kept in memory per partition instead of in the file.
   Status save_partition(std::uint64_t p) {
     if (K_ == 1) return Status::ok();
     const auto start = std::chrono::steady_clock::now();
+    if (options_.scratch_checksums) {
+      if (state_crc_.size() != K_) state_crc_.resize(K_);
+      state_crc_[p] = frame_crc(std::span<const std::byte>(state_.data(), plan_.state_bytes));
+    }
     ES_RETURN_IF_ERROR(vertex_file_.write_at(p * plan_.state_bytes, std::span<const std::byte>(state_.data(), plan_.state_bytes)));
     stats_.vertices_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
     stats_.vertices_io.bytes_written += plan_.state_bytes;
@@ -617,8 +636,8 @@ class Engine {
     };
   }
 
-  // `bytes` of records, stored in `stored` bytes of `file` (framed when the edge codec is on and
-  // the file is a scratch stream; the input is always read as is).
+  // `bytes` of records, stored in `stored` bytes of `file` (a scratch stream is framed when the edge
+  // codec is on or scratch checksums are; the input as its .ini says, compress/graph_input.hpp).
   Status scatter_stream(const File& file, std::uint64_t bytes, std::uint64_t stored, std::uint32_t s, ScatterMode mode) {
     const std::size_t rs = graph_.record_size();
     const bool from_input = mode.from_input;
@@ -636,9 +655,11 @@ class Engine {
       return Status::ok();
     }
     IoCounters* counters = from_input ? &stats_.input_io : &edge_read_counters_;  // reverse streams count as edges
-    const bool framed = !from_input && options_.edges_codec.enabled();
-    ES_ASSIGN_OR_RETURN(auto reader, FramedReader::open(file, stored, bytes, plan_.io, framed, plan_.io.write_chunk,
-                                                        plan_.threads, parallel_for(), counters, &stats_.edges_codec_io));
+    const bool framed = !from_input && (options_.edges_codec.enabled() || options_.scratch_checksums);
+    ES_ASSIGN_OR_RETURN(auto reader, from_input ? open_input_edges(graph_, file, plan_.io, plan_.threads, parallel_for(),
+                                                                   counters, &stats_.input_codec_io)
+                                                : FramedReader::open(file, stored, bytes, plan_.io, framed, plan_.io.write_chunk,
+                                                                     plan_.threads, parallel_for(), counters, &stats_.edges_codec_io));
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
@@ -659,7 +680,8 @@ class Engine {
     std::vector<std::uint64_t> bad(T);
     std::vector<Edge> bad_edges(T);
     std::uint64_t cached = 0;
-    ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(input_file_, 0, bytes, plan_.io, &stats_.input_io));
+    ES_ASSIGN_OR_RETURN(auto reader, open_input_edges(graph_, input_file_, plan_.io, plan_.threads, parallel_for(),
+                                                      &stats_.input_io, &stats_.input_codec_io));
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + input_file_.path(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
@@ -1171,6 +1193,7 @@ class Engine {
   VolumeSet volumes_;  // scratch volumes, stripe layouts and per-volume counters (declared before the files)
   File input_file_;
   File vertex_file_;
+  std::vector<std::uint32_t> state_crc_;      // crc32 of each partition's saved state (scratch checksums)
   std::vector<File> edge_files_;
   std::vector<std::uint64_t> edge_bytes_;     // raw (decoded) bytes per edge stream
   std::vector<std::uint64_t> edge_stored_;    // bytes in the file (frames when compressed)

@@ -45,6 +45,8 @@ struct EngineOptions {
   bool compact_grid = true;                            // grid records as block-local ids (--full_grid_records: off)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
+  bool scratch_checksums = true;                       // frame + crc32 every scratch chunk, also with codec none
+                                                       // (--no_scratch_checksums turns it off; docs/compression.md)
   CheckpointOptions checkpoint;                        // --checkpoint / --resume (core/checkpoint.hpp)
 };
 

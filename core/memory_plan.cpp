@@ -129,33 +129,38 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       plan.batch_records = attempt.batch;
       plan.combiner_slots = kCombinerSlots;
       plan.baseline_bytes = baseline;
-      plan.reader_bytes = std::uint64_t{attempt.depth + 1} * attempt.read_chunk;
+      plan.reader_bytes = std::uint64_t{attempt.depth + 1} * attempt.read_chunk + 2 * threads * input.input_frame_bytes;
       // Per worker: the emitted updates of one batch and their routed copy, plus a combining table.
       plan.worker_bytes = threads * (2 * attempt.batch * directions * input.entry_bytes +
                                      kCombinerSlots * (input.entry_bytes + 4) + 64 * 1024);
       // Compressed streams (K > 1): each active writer also holds the raw frame it fills; each
       // worker a compression output buffer and, while a framed stream is read, one stored and one
       // decoded frame (compress/framed_stream.hpp). Frames are write_chunk raw bytes.
+      // With codec none and scratch checksums the streams carry raw frames: the writer's frame
+      // buffer, and one decoded (= stored) frame per worker while reading; no compression output.
       const bool codecs = options.edges_codec.enabled() || options.updates_codec.enabled();
-      const std::uint64_t frame_buffers = codecs ? 1 : 0;
+      const bool framed = codecs || options.scratch_checksums;
+      const std::uint64_t frame_buffers = framed ? 1 : 0;
       auto set_write_chunk = [&](std::size_t chunk) {
         plan.io.write_chunk = chunk;
         // The split pass writes split_streams streams per partition at once; supersteps one.
         plan.writer_bytes =
             plan.partitions == 1 ? 0 : plan.partitions * input.split_streams * (attempt.depth + frame_buffers) * chunk;
-        plan.codec_bytes = plan.partitions == 1 || !codecs ? 0 : threads * (frame_bytes_bound(chunk) + 2 * std::uint64_t{chunk});
+        plan.codec_bytes = plan.partitions == 1 || !framed ? 0
+                           : codecs ? threads * (frame_bytes_bound(chunk) + 2 * std::uint64_t{chunk})
+                                    : threads * std::uint64_t{chunk};
       };
       plan.set_partition_size(size);
       plan.partitions = (vertices + size - 1) / size;
       plan.state_bytes = round_up(size * input.vertex_bytes, kIoAlignment);
       set_write_chunk(attempt.write_chunk);
       const std::uint64_t others = plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes;
-      const std::uint64_t codec_fixed = codecs ? threads * 1024 : 0;  // frame headers and codec slack
+      const std::uint64_t codec_fixed = framed ? threads * 1024 : 0;  // frame headers and codec slack
       if (plan.partitions > 1 && others + plan.writer_bytes + plan.codec_bytes > plan.budget && others + codec_fixed < plan.budget) {
         // Shrink the write requests (and frames) so that one per partition (times the depth, plus
         // the frame buffers) fits. Per byte of chunk: K (depth + frame) + T (bound ~7/6 + 2).
         const std::uint64_t per_chunk_x6 =
-            6 * plan.partitions * input.split_streams * (attempt.depth + frame_buffers) + (codecs ? 20 * threads : 0);
+            6 * plan.partitions * input.split_streams * (attempt.depth + frame_buffers) + (codecs ? 20 * threads : framed ? 6 * threads : 0);
         const std::uint64_t fit = round_down((plan.budget - others - codec_fixed) * 6 / per_chunk_x6, kIoAlignment);
         if (fit >= kMinWriteChunk) set_write_chunk(static_cast<std::size_t>(std::min<std::uint64_t>(fit, attempt.write_chunk)));
       }

@@ -24,6 +24,9 @@ struct MemoryPlanInput {
   // Striped scratch (core/volume_set.hpp): options.io is then the volumes' envelope (largest chunks,
   // depths summed over the volumes); a reduced plan keeps at least this depth, one per volume.
   unsigned min_depth = 1;
+  // A compressed input (the .ini's codec=): raw bytes per frame; its reader decodes one stored and
+  // one decoded frame per worker at a time (compress/graph_input.hpp). 0 = raw input.
+  std::uint64_t input_frame_bytes = 0;
 };
 
 struct MemoryPlan {

@@ -47,8 +47,13 @@ struct RunStats {
   IoCounters vertices_io;        // vertex state spills (K > 1)
   CodecSpec edges_codec;         // codecs of the scratch streams
   CodecSpec updates_codec;
+  bool scratch_checksums = true; // scratch chunks framed with a crc32 (also with codec none)
   CodecCounters edges_codec_io;  // compressed edge streams: bytes before/after, codec CPU time
   CodecCounters updates_codec_io;
+  std::string input_codec = "none";      // the input's storage (the .ini's codec=)
+  std::uint64_t input_raw_bytes = 0;     // the input's records (edges * record size)
+  std::uint64_t input_stored_bytes = 0;  // the edge file's size (compressed when framed)
+  CodecCounters input_codec_io;          // compressed input: bytes decoded and decoding CPU time
   std::uint64_t updates_emitted = 0;
   std::uint64_t updates_in_memory = 0;
   std::uint64_t updates_spilled = 0;
@@ -66,7 +71,7 @@ struct RunStats {
   /// CPU seconds spent in codecs (compress + decompress, all stream kinds, all threads).
   double codec_cpu_seconds() const {
     return static_cast<double>(edges_codec_io.compress_ns + edges_codec_io.decompress_ns + updates_codec_io.compress_ns +
-                               updates_codec_io.decompress_ns) * 1e-9;
+                               updates_codec_io.decompress_ns + input_codec_io.decompress_ns) * 1e-9;
   }
   double io_wait_seconds() const {
     return static_cast<double>(input_io.wait_ns + edges_io.wait_ns + updates_io.wait_ns + vertices_io.wait_ns) * 1e-9;

@@ -52,7 +52,11 @@ Expected<VolumeSettings> read_volume_config(const std::filesystem::path& file) {
     const auto eq = content.find('=');
     const std::string where = "volume preset " + file.string() + " line " + std::to_string(number);
     if (eq == std::string::npos) return invalid_argument(where + ": expected key = value, got '" + content + "'");
-    ES_RETURN_IF_ERROR(apply_setting(settings, trim(content.substr(0, eq)), trim(content.substr(eq + 1)), where));
+    const std::string key = trim(content.substr(0, eq));
+    // The configs/ presets double as --config files and also name the run's codecs: those are
+    // run-wide, not a volume's, and are left to --config (a typo is still an unknown setting).
+    if (key == "edges_codec" || key == "updates_codec") continue;
+    ES_RETURN_IF_ERROR(apply_setting(settings, key, trim(content.substr(eq + 1)), where));
   }
   return settings;
 }
@@ -87,6 +91,27 @@ Expected<std::pair<std::filesystem::path, VolumeSettings>> parse_work_dir(const 
   return result;
 }
 
+Expected<VolumeSettings> ini_volume_settings(const GraphInfo& graph, std::size_t volume) {
+  VolumeSettings settings;
+  if (volume >= graph.volume_settings.size()) return settings;
+  const auto& keys = graph.volume_settings[volume];
+  const std::string prefix = "mnt" + std::to_string(volume) + "_";
+  // The preset first, whatever its line: explicit keys win over it (as after config= in --work_dir).
+  for (const auto& k : keys) {
+    if (k.key != "config") continue;
+    std::filesystem::path preset(k.value);
+    if (preset.is_relative()) preset = graph.ini_path.parent_path() / preset;
+    auto loaded = read_volume_config(preset);
+    if (!loaded) return loaded.status().with_context(graph.ini_path.string() + ":" + std::to_string(k.line) + ": " + prefix + "config");
+    settings = *loaded;
+  }
+  for (const auto& k : keys) {
+    if (k.key == "config") continue;
+    ES_RETURN_IF_ERROR(apply_setting(settings, k.key, k.value, graph.ini_path.string() + ":" + std::to_string(k.line) + ": " + prefix + k.key));
+  }
+  return settings;
+}
+
 std::vector<std::filesystem::path> volume_roots(const EngineOptions& options, const GraphInfo& graph) {
   std::vector<std::filesystem::path> roots = options.work_dirs;
   if (roots.empty()) roots = graph.volumes;
@@ -114,9 +139,16 @@ Expected<VolumeSet> VolumeSet::resolve(const EngineOptions& options, const Graph
   ES_RETURN_IF_ERROR(validate_placement(options.placement, set.roots_.size()));
   for (std::size_t v = 0; v < set.roots_.size(); ++v) {
     IoOptions io = options.io;
-    // Settings belong to --work_dir entries; .ini volumes use the run's settings.
-    if (!options.work_dirs.empty() && v < options.work_dir_settings.size()) {
-      const VolumeSettings& s = options.work_dir_settings[v];
+    // Settings belong to --work_dir entries, or to the .ini's [disk] volumes (mntN_<key>).
+    VolumeSettings from_ini;
+    if (options.work_dirs.empty() && v < graph.volume_settings.size()) {
+      ES_ASSIGN_OR_RETURN(from_ini, ini_volume_settings(graph, v));
+    }
+    const VolumeSettings* settings = nullptr;
+    if (!options.work_dirs.empty() && v < options.work_dir_settings.size()) settings = &options.work_dir_settings[v];
+    if (options.work_dirs.empty()) settings = &from_ini;
+    if (settings != nullptr) {
+      const VolumeSettings& s = *settings;
       if (s.read_chunk != 0) io.read_chunk = s.read_chunk;
       if (s.write_chunk != 0) io.write_chunk = s.write_chunk;
       if (s.depth != 0) io.depth = s.depth;

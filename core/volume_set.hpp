@@ -44,6 +44,11 @@ Expected<std::pair<std::filesystem::path, VolumeSettings>> parse_work_dir(const 
 /// Reads a preset file (key = value lines, '#' comments) into volume settings.
 Expected<VolumeSettings> read_volume_config(const std::filesystem::path& file);
 
+/// The settings of the .ini's [disk] volume `volume` (keys mntN_read_chunk, mntN_write_chunk,
+/// mntN_io_depth, mntN_config=PRESET relative to the .ini's directory; explicit keys win over the
+/// preset). Unset fields stay 0 (the run's options). Errors name the .ini, its line and the key.
+Expected<VolumeSettings> ini_volume_settings(const GraphInfo& graph, std::size_t volume);
+
 /// The volume directories of a run: options.work_dirs, else graph.volumes, else the directory of
 /// the input edge file.
 std::vector<std::filesystem::path> volume_roots(const EngineOptions& options, const GraphInfo& graph);

@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (checked->vertices > (std::uint64_t{1} << 32)) std::abort();
     std::error_code ec;
     const auto bytes = fs::file_size(checked->edge_path, ec);
-    if (!ec && checked->edges * record != bytes) std::abort();
+    if (!ec && !checked->framed() && checked->edges * record != bytes) std::abort();
+    if (!ec && checked->framed() && (checked->stored_bytes != bytes || checked->frame_bytes < 4096)) std::abort();
   } else if (checked.status().message().empty()) {
     std::abort();  // every error explains itself
   }

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "compress/codec.hpp"
+#include "compress/frame.hpp"
 #include "io/fault_injection.hpp"
 
 namespace edgestream {
@@ -109,6 +111,23 @@ Expected<GraphInfo> parse_graph_ini(const std::filesystem::path& ini_path) {
     return bad_input(ini_path.string() + ": 'vertices' is " + std::to_string(info.vertices) +
                      ", but vertex ids are 32-bit (at most 4294967296 vertices)");
   }
+  if (const auto codec = values.find("graph.codec"); codec != values.end()) {
+    // Older .ini files have no codec: raw records. Anything this build cannot decode is refused
+    // here, so no reader ever takes framed chunks for records.
+    auto spec = parse_codec("codec", codec->second.value);
+    if (!spec) {
+      return bad_input(ini_path.string() + ":" + std::to_string(codec->second.line) + ": the edge file's codec '" +
+                       codec->second.value + "' is not one this build reads (" + codec_list() + ")");
+    }
+    info.codec = codec_name(*spec);
+    if (info.framed()) {
+      ES_ASSIGN_OR_RETURN(info.frame_bytes, get_u64(values, "graph.frame_bytes", ini_path));
+      if (info.frame_bytes < 4096 || info.frame_bytes > (std::uint64_t{1} << 30)) {
+        return bad_input(ini_path.string() + ":" + std::to_string(values["graph.frame_bytes"].line) +
+                         ": 'frame_bytes' must be between 4096 and 1073741824, got " + std::to_string(info.frame_bytes));
+      }
+    }
+  }
   if (values.count("disk.count") != 0) {
     ES_ASSIGN_OR_RETURN(const std::uint64_t count, get_u64(values, "disk.count", ini_path));
     for (std::uint64_t i = 0; i < count; ++i) {
@@ -119,6 +138,30 @@ Expected<GraphInfo> parse_graph_ini(const std::filesystem::path& ini_path) {
                          key.substr(5) + "' is missing");
       }
       info.volumes.emplace_back(it->second.value);
+    }
+    // Per-volume settings: mntN_<key>=value beside X-Stream's mntN=path.
+    info.volume_settings.resize(count);
+    for (const auto& [key, value] : values) {
+      if (key.rfind("disk.mnt", 0) != 0) continue;
+      const std::string rest = key.substr(8);
+      const auto underscore = rest.find('_');
+      if (underscore == std::string::npos) continue;  // mntN itself
+      std::uint64_t index = 0;
+      const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + underscore, index);
+      const std::string setting = rest.substr(underscore + 1);
+      if (ec != std::errc() || ptr != rest.data() + underscore || underscore == 0) {
+        return bad_input(ini_path.string() + ":" + std::to_string(value.line) + ": unknown [disk] key '" + key.substr(5) +
+                         "' (expected mntN, or mntN_read_chunk, mntN_write_chunk, mntN_io_depth, mntN_config)");
+      }
+      if (index >= count) {
+        return bad_input(ini_path.string() + ":" + std::to_string(value.line) + ": '" + key.substr(5) +
+                         "' names volume " + std::to_string(index) + " but [disk] count=" + std::to_string(count));
+      }
+      if (setting != "read_chunk" && setting != "write_chunk" && setting != "io_depth" && setting != "config") {
+        return bad_input(ini_path.string() + ":" + std::to_string(value.line) + ": unknown volume setting '" + key.substr(5) +
+                         "' (expected mntN_read_chunk, mntN_write_chunk, mntN_io_depth, mntN_config)");
+      }
+      info.volume_settings[index].push_back({setting, value.value, value.line});
     }
   }
   return info;
@@ -137,7 +180,20 @@ Expected<GraphInfo> read_graph_ini(const std::filesystem::path& ini_path) {
   }
   const std::uint64_t size = std::filesystem::file_size(info.edge_path, ec);
   if (ec) return errno_status(ec.value(), "stat", info.edge_path.string());
+  info.stored_bytes = size;
   const std::uint64_t record = info.record_size();
+  if (info.framed()) {
+    // Each frame holds 1..frame_bytes raw bytes and stores a header plus at most its raw length.
+    const std::uint64_t raw = info.raw_bytes();
+    const std::uint64_t frames = (raw + info.frame_bytes - 1) / info.frame_bytes;
+    if (size < frames * kFrameHeaderBytes || size > raw + frames * kFrameHeaderBytes) {
+      return bad_input(ini_path.string() + ": edges=" + std::to_string(info.edges) + " in codec=" + info.codec +
+                       " frames of " + std::to_string(info.frame_bytes) + " bytes need an edge file of " +
+                       std::to_string(frames * kFrameHeaderBytes) + ".." + std::to_string(raw + frames * kFrameHeaderBytes) +
+                       " bytes, but " + info.edge_path.string() + " has " + std::to_string(size));
+    }
+    return info;
+  }
   if (size % record != 0) {
     return bad_input("edge file " + info.edge_path.string() + " has " + std::to_string(size) +
                      " bytes, which is not a multiple of the " + std::to_string(record) +
@@ -159,9 +215,15 @@ Status write_graph_ini(const GraphInfo& info) {
        << "type=" << static_cast<int>(info.type) << "\n"
        << "vertices=" << info.vertices << "\n"
        << "edges=" << info.edges << "\n";
+  if (info.framed()) text << "codec=" << info.codec << "\nframe_bytes=" << info.frame_bytes << "\n";
   if (!info.volumes.empty()) {
     text << "[disk]\ncount=" << info.volumes.size() << "\n";
-    for (std::size_t i = 0; i < info.volumes.size(); ++i) text << "mnt" << i << "=" << info.volumes[i].string() << "\n";
+    for (std::size_t i = 0; i < info.volumes.size(); ++i) {
+      text << "mnt" << i << "=" << info.volumes[i].string() << "\n";
+      if (i < info.volume_settings.size()) {
+        for (const auto& k : info.volume_settings[i]) text << "mnt" << i << "_" << k.key << "=" << k.value << "\n";
+      }
+    }
   }
   const std::filesystem::path tmp = info.ini_path.string() + ".tmp";
   std::error_code ec;

@@ -58,8 +58,27 @@ struct GraphInfo {
   std::uint64_t vertices = 0;
   std::uint64_t edges = 0;
   std::vector<std::filesystem::path> volumes;  // [disk] mnt0..mnt{count-1}, may be empty
+  // Per-volume settings from [disk] keys mntN_read_chunk, mntN_write_chunk, mntN_io_depth,
+  // mntN_config (docs/volumes.md; X-Stream ignores them): one list per volume of (key, value),
+  // key without the "mntN_" prefix; values are checked where they are applied (core/volume_set).
+  struct VolumeKey {
+    std::string key;
+    std::string value;
+    int line = 0;
+  };
+  std::vector<std::vector<VolumeKey>> volume_settings;
+  // How the edge file is stored (optional keys, docs/ingest.md): [graph] codec= (absent or "none":
+  // the raw records, X-Stream's format; "snappy", "zlib", "zlib:L": framed chunks of frame_bytes
+  // raw bytes each, compress/frame.hpp) and frame_bytes=.
+  std::string codec = "none";
+  std::uint64_t frame_bytes = 0;
+  std::uint64_t stored_bytes = 0;  // the edge file's size (read_graph_ini); = raw_bytes() when raw
 
   std::size_t record_size() const { return edge_record_size(type); }
+  /// Bytes of the records themselves (decoded).
+  std::uint64_t raw_bytes() const { return edges * record_size(); }
+  /// The edge file holds framed chunks (read it through compress/graph_input.hpp).
+  bool framed() const { return codec != "none"; }
 };
 
 /// Resolves the user's `-g G` argument to an .ini path: "G" -> "G.ini" unless G already ends in
@@ -67,15 +86,17 @@ struct GraphInfo {
 std::filesystem::path graph_ini_path(const std::string& graph_arg);
 
 /// Reads and validates G.ini: required keys present and numeric, type 1 or 2, vertices <= 2^32,
-/// the edge file exists, is a regular file, and its size equals edges * record size.
+/// a known codec (with frame_bytes in 4K..1G when framed), the edge file exists, is a regular file,
+/// and its size equals edges * record size (framed: lies between the smallest and largest size
+/// frames of those records can take).
 /// Errors name the .ini path (and line for syntax errors) or the edge file and the sizes involved.
 Expected<GraphInfo> read_graph_ini(const std::filesystem::path& ini_path);
 
 /// Reads the .ini without checking the edge file (for tools that are about to write it).
 Expected<GraphInfo> parse_graph_ini(const std::filesystem::path& ini_path);
 
-/// Writes `info` as an .ini at info.ini_path (name=, type=, vertices=, edges=, and [disk] when
-/// volumes are given). The file is written to a temporary name and renamed into place.
+/// Writes `info` as an .ini at info.ini_path (name=, type=, vertices=, edges=, codec= and
+/// frame_bytes= when framed, and [disk] when volumes are given). The file is written to a temporary name and renamed into place.
 Status write_graph_ini(const GraphInfo& info);
 
 }  // namespace edgestream

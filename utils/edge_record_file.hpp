@@ -6,8 +6,10 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
+#include "compress/codec.hpp"
 #include "io/graph_format.hpp"
 
 namespace edgestream {
@@ -17,6 +19,10 @@ class EdgeRecordWriter {
   /// Creates (truncates) `path`. `buffer_bytes` of stdio buffer.
   static Expected<EdgeRecordWriter> create(const std::filesystem::path& path, EdgeFileType type,
                                            std::size_t buffer_bytes = 1 << 20);
+  /// Creates `path` holding framed chunks (compress/frame.hpp) of `frame_bytes` raw bytes each,
+  /// compressed with `codec` (a compressed input graph, docs/ingest.md); codec none = raw records.
+  static Expected<EdgeRecordWriter> create_framed(const std::filesystem::path& path, EdgeFileType type,
+                                                  const CodecSpec& codec, std::size_t frame_bytes);
   EdgeRecordWriter(EdgeRecordWriter&& other) noexcept;
   EdgeRecordWriter& operator=(EdgeRecordWriter&& other) noexcept;
   EdgeRecordWriter(const EdgeRecordWriter&) = delete;
@@ -26,14 +32,23 @@ class EdgeRecordWriter {
   /// Flushes and closes; reports any write error (ENOSPC, ...).
   Status close();
   std::uint64_t records() const { return records_; }
+  /// Bytes in the file after close() (frames with headers when framed).
+  std::uint64_t stored_bytes() const { return stored_; }
 
  private:
   EdgeRecordWriter(std::FILE* f, std::filesystem::path path, EdgeFileType type, std::vector<char> buffer);
+  Status flush_frame();
   std::FILE* file_ = nullptr;
   std::filesystem::path path_;
   EdgeFileType type_ = EdgeFileType::kWeighted;
   std::vector<char> buffer_;
   std::uint64_t records_ = 0;
+  std::uint64_t stored_ = 0;
+  std::unique_ptr<Codec> codec_;  // framed output when set
+  std::vector<std::byte> frame_;  // raw bytes of the frame being filled (capacity = frame size)
+  std::size_t frame_fill_ = 0;
+  std::vector<std::byte> encoded_;
+  std::uint64_t raw_offset_ = 0;
 };
 
 class EdgeRecordReader {

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/cancellation.hpp"
+#include "compress/graph_input.hpp"
 #include "io/graph_format.hpp"
 #include "utils/edge_record_file.hpp"
 #include "utils/ingest.hpp"
@@ -87,17 +88,28 @@ Expected<ExportSummary> export_text(const std::filesystem::path& ini_path, const
                                " edges=" + std::to_string(info.edges) + "\n# src\tdst" +
                                (info.type == EdgeFileType::kWeighted ? "\tweight" : "") + "\n";
     if (Status s = sink.write(header.data(), header.size()); !s.is_ok()) return fail(s);
-    auto reader = EdgeRecordReader::open(info.edge_path, info.type);
+    auto reader = InputEdgeReader::open(info);  // raw or compressed (compress/graph_input.hpp)
     if (!reader) return fail(reader.status());
+    const std::size_t rs = info.record_size();
+    std::vector<std::byte> records(rs * 4096);
+    std::size_t filled = 0;
+    std::size_t at = 0;
     Edge e{};
     char line[96];
     for (;;) {
       if ((summary.edges & 0xFFFF) == 0 && cancel_requested()) {
         return fail({StatusCode::kCancelled, "interrupted by a signal; no text was written"});
       }
-      auto got = reader->next(e);
-      if (!got) return fail(got.status());
-      if (!*got) break;
+      if (at == filled) {
+        auto got = (*reader)->read(records);
+        if (!got) return fail(got.status());
+        if (*got % rs != 0) return fail(corruption("edge file " + info.edge_path.string() + " ends inside a record"));
+        filled = *got;
+        at = 0;
+        if (filled == 0) break;
+      }
+      e = decode_edge(records.data() + at, info.type);
+      at += rs;
       const int n = info.type == EdgeFileType::kWeighted
                         ? std::snprintf(line, sizeof line, "%u\t%u\t%.9g\n", e.src, e.dst, static_cast<double>(e.weight))
                         : std::snprintf(line, sizeof line, "%u\t%u\n", e.src, e.dst);

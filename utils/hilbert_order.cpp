@@ -11,6 +11,7 @@
 #include <queue>
 #include <vector>
 
+#include "compress/graph_input.hpp"
 #include "io/file.hpp"
 #include "utils/hilbert_curve.hpp"
 #include "utils/radix_sort.hpp"
@@ -126,7 +127,7 @@ Status write_hilbert_ordered(const GraphInfo& input, const HilbertOrderOptions& 
   auto cancelled = [&] { return options.cancel != nullptr && options.cancel(); };
   auto cancelled_status = [&] { return Status(StatusCode::kCancelled, "interrupted while writing " + options.output + "; nothing written"); };
 
-  ES_ASSIGN_OR_RETURN(File in, File::open(input.edge_path, OpenMode::kReadOnly, /*direct=*/false));
+  ES_ASSIGN_OR_RETURN(auto in, InputEdgeReader::open(input));  // raw or compressed (compress/graph_input.hpp)
   std::vector<KeyedEdge> run;
   run.reserve(static_cast<std::size_t>(std::min(run_capacity, input.edges)));
   std::vector<std::byte> buffer(rs * 65536);
@@ -157,7 +158,7 @@ Status write_hilbert_ordered(const GraphInfo& input, const HilbertOrderOptions& 
     while (index < input.edges && run.size() < run_capacity) {
       if (cancelled()) return cancelled_status();
       const std::uint64_t n = std::min<std::uint64_t>({65536, input.edges - index, run_capacity - run.size()});
-      ES_ASSIGN_OR_RETURN(const std::size_t got, in.read_at(index * rs, std::span(buffer.data(), n * rs)));
+      ES_ASSIGN_OR_RETURN(const std::size_t got, in->read(std::span(buffer.data(), n * rs)));
       if (got != n * rs) return corruption("edge file " + input.edge_path.string() + " ended early at record " + std::to_string(index + got / rs));
       for (std::uint64_t i = 0; i < n; ++i) {
         const Edge e = decode_edge(buffer.data() + i * rs, input.type);

@@ -274,7 +274,9 @@ Status Pipeline::open_stage() {
     spill_.emplace(std::move(w));
   }
   out_file_.emplace(o_.output.string() + ".ingest-partial");
-  ES_ASSIGN_OR_RETURN(auto w, EdgeRecordWriter::create(out_file_->path(), s_.type));
+  ES_ASSIGN_OR_RETURN(auto w, o_.codec.enabled()
+                                  ? EdgeRecordWriter::create_framed(out_file_->path(), s_.type, o_.codec, o_.frame_bytes)
+                                  : EdgeRecordWriter::create(out_file_->path(), s_.type));
   out_.emplace(std::move(w));
   return Status::ok();
 }
@@ -478,6 +480,9 @@ Status Pipeline::parse_input() {
 
 Expected<IngestSummary> Pipeline::run() {
   if (o_.output.empty()) return invalid_argument("no output graph name given");
+  if (o_.codec.enabled() && (o_.frame_bytes < 4096 || o_.frame_bytes > (std::size_t{1} << 30))) {
+    return invalid_argument("--frame_bytes must be between 4K and 1G, got " + std::to_string(o_.frame_bytes));
+  }
   if (o_.input != "-") {
     std::error_code ec;
     if (std::filesystem::exists(o_.output, ec) && std::filesystem::equivalent(o_.input, o_.output, ec)) {
@@ -516,6 +521,7 @@ Expected<IngestSummary> Pipeline::run() {
   if (by_src_) ES_RETURN_IF_ERROR(relabel_on_disk());
   s_.edges = out_->records();
   ES_RETURN_IF_ERROR(out_->close());
+  s_.stored_bytes = out_->stored_bytes();
   if (cancel_requested()) return cancelled();
   if (!ids_) s_.vertices = std::max(max_id_plus_one_, declared_vertices_);
   GraphInfo info;
@@ -523,6 +529,10 @@ Expected<IngestSummary> Pipeline::run() {
   info.type = s_.type;
   info.vertices = s_.vertices;
   info.edges = s_.edges;
+  if (o_.codec.enabled()) {
+    info.codec = codec_name(o_.codec);
+    info.frame_bytes = o_.frame_bytes;
+  }
   ES_RETURN_IF_ERROR(commit(info));
   return s_;
 }

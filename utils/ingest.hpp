@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "compress/codec.hpp"
 #include "io/graph_format.hpp"
 #include "io/text_edge_list.hpp"
 
@@ -43,6 +44,8 @@ struct IngestOptions {
   bool strict = false;
   std::uint64_t memory_bytes = std::uint64_t{1} << 30;  // sort buffer + id table (I/O buffers excluded)
   std::filesystem::path tmp_dir;     // scratch; empty = the output's directory
+  CodecSpec codec;                   // --codec: none = raw records (X-Stream's format); else framed chunks
+  std::size_t frame_bytes = std::size_t{1} << 20;  // --frame_bytes: raw bytes per frame when framed
   std::size_t max_reported = 20;     // malformed lines kept in the summary (all are counted)
   /// Called with every malformed line kept (the first max_reported), as they are found.
   std::function<void(const MalformedLine&)> on_malformed;
@@ -62,6 +65,7 @@ struct IngestSummary {
   EdgeFileType type = EdgeFileType::kUnweighted;
   std::uint64_t vertices = 0;
   std::uint64_t edges = 0;            // records written
+  std::uint64_t stored_bytes = 0;     // bytes of the edge file (compressed frames when framed)
   std::uint64_t self_loops_removed = 0;
   std::uint64_t duplicates_removed = 0;
   std::uint64_t sort_runs = 0;        // runs the external sort wrote (0 = sorted in memory)
