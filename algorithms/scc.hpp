@@ -42,6 +42,7 @@ struct SccProgram {
   static constexpr bool kHasPrepare = true;
   static constexpr bool kNonNegativeWeights = false;
   static constexpr unsigned kMaxEmitsPerEdge = 1;
+  static constexpr bool kReadsWeights = false;  // the grid keeps 4 bytes per edge (core/program.hpp)
 
   std::uint32_t round = 0;        // rounds begun so far minus one
   std::uint32_t round_start = 0;  // superstep the current round began
