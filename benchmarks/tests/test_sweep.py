@@ -131,6 +131,16 @@ class Aggregation(unittest.TestCase):
         retried = rows[2]
         self.assertEqual((retried["runs"], retried["failures"]), (1, 0))
 
+    def test_load_average_means(self):
+        recs = [self.record(0, 10.0), self.record(1, 12.0), self.record(2, 14.0)]
+        for r, (before, after) in zip(recs, ((1.0, 2.0), (2.0, 3.0), (4.5, 6.0))):
+            r["loadavg_before"], r["loadavg_after"] = [before, 0.0, 0.0], [after, 0.0, 0.0]
+        r = sweep.aggregate(recs, {})[0]
+        self.assertAlmostEqual(r["load1_before_mean"], 2.5)
+        self.assertAlmostEqual(r["load1_after_mean"], 11.0 / 3)
+        old = sweep.aggregate([self.record(0, 10.0)], {})[0]  # records of older sweeps: no load column
+        self.assertEqual(old["load1_before_mean"], "")
+
     def test_probe_nearest_cell(self):
         probe = {("read", 1 << 20, 4): 100.0, ("read", 16 << 20, 4): 300.0, ("write", 1 << 20, 1): 20.0}
         self.assertEqual(sweep.probe_bandwidth(probe, "read", 1 << 20, 4), 100.0)
