@@ -131,6 +131,20 @@ class Aggregation(unittest.TestCase):
         retried = rows[2]
         self.assertEqual((retried["runs"], retried["failures"]), (1, 0))
 
+    def test_load_average_means(self):
+        recs = [self.record(0, 10.0), self.record(1, 12.0), self.record(2, 14.0)]
+        for r, (before, after) in zip(recs, ((1.0, 2.0), (2.0, 3.0), (4.5, 6.0))):
+            r["loadavg_before"], r["loadavg_after"] = [before, 0.0, 0.0], [after, 0.0, 0.0]
+        for r, cpu in zip(recs, (3.0, 4.0, 8.0)):
+            r["cpu_seconds"] = cpu
+        r = sweep.aggregate(recs, {})[0]
+        self.assertAlmostEqual(r["cpu_mean_s"], 5.0)
+        self.assertAlmostEqual(r["load1_before_mean"], 2.5)
+        self.assertAlmostEqual(r["load1_after_mean"], 11.0 / 3)
+        old = sweep.aggregate([self.record(0, 10.0)], {})[0]  # records of older sweeps: no load column
+        self.assertEqual(old["load1_before_mean"], "")
+        self.assertEqual(old["cpu_mean_s"], "")
+
     def test_probe_nearest_cell(self):
         probe = {("read", 1 << 20, 4): 100.0, ("read", 16 << 20, 4): 300.0, ("write", 1 << 20, 1): 20.0}
         self.assertEqual(sweep.probe_bandwidth(probe, "read", 1 << 20, 4), 100.0)
@@ -196,6 +210,10 @@ class EndToEnd(unittest.TestCase):
         fast = [r for r in rows if r["read_chunk"] == "4M"][0]
         # 400 MB / 400 MB/s + 100 MB / 200 MB/s = 1.5 s
         self.assertAlmostEqual(float(fast["device_bound_s"]), 1.5)
+        for rec in sweep.load_results(os.path.join(self.out, "results.jsonl")):
+            self.assertGreaterEqual(rec["cpu_seconds"], 0.0)  # the fake driver's CPU time
+            self.assertEqual(len(rec["loadavg_before"]), 3)
+            self.assertEqual(len(rec["loadavg_after"]), 3)
         # Simulate an interruption: keep 5 records plus a torn line, resume: only 7 runs again.
         path = os.path.join(self.out, "results.jsonl")
         with open(path) as f:

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# The performance benchmark of issue 6 in one command: builds Release (scripts/build.sh), generates
+# the RMAT graphs it needs if missing, measures the work directory's device with device_probe (same
+# request size and depth as the engine, in the same run), runs every selected workload x algorithm
+# REPS times through benchmarks/sweep (stats JSON per run, resumable), runs the single-thread COST
+# baselines (cost_baseline: PageRank in vertex and Hilbert order, union-find CC) and, when given,
+# X-Stream with the same command line, then prints the table of benchmarks/perf_report (also CSV):
+# time min/median, bytes read/written, device bound and ratio, COST ratio, peak RSS vs budget,
+# X-Stream's time and the speed-up. docs/performance.md explains the workloads and columns.
+#
+# usage: benchmarks/run_perf.sh [--data DIR] [--out DIR] [--work-dir DIR] [--workloads "mem ooc"]
+#                               [--algorithms "pagerank bfs"] [--reps N] [--xstream PATH] [--no-build]
+#
+# Environment (defaults; options win): DATA=bench-data (graphs, generated there if missing),
+# OUT=perf-out (results; re-running resumes), WORK_DIR=$DATA (engine scratch, probed device),
+# SCALE=22 (small graph; the big one is SCALE+2), WORKLOADS="mem ooc big-ooc big-all",
+# ALGORITHMS="pagerank bfs cc sssp", REPS=3, THREADS=2, ITERS=20 (PageRank iterations),
+# CHUNK=4M, DEPTH=4 (engine request size and depth = probed cell), PROBE_FILE_SIZE=1G,
+# PROBE_SECONDS=2, COST=1 (0: skip the single-thread baselines), XSTREAM= (X-Stream's
+# benchmark_driver), TIMEOUT=3600 (seconds per run), and the budgets MEM_BUDGET=4G, OOC_BUDGET=256M,
+# BIG_OOC_BUDGET=1G, BIG_ALL_BUDGET=96M.
+#
+# Workloads (issue 6): mem = rmat$SCALE at 4G (in memory); ooc = rmat$SCALE at 256M (edges out of
+# core); big-ooc = rmat$((SCALE+2)) at 1G; big-all = rmat$((SCALE+2)) at 96M (vertex state out of
+# core too: K >= 4 at scale 24). cc runs on the symmetric graph of the workload's scale
+# (rmatN-sym, generated with --symmetric: both directions of every edge).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+data="${DATA:-bench-data}"; out="${OUT:-perf-out}"; work="${WORK_DIR:-}"
+workloads="${WORKLOADS:-mem ooc big-ooc big-all}"; algorithms="${ALGORITHMS:-pagerank bfs cc sssp}"
+reps="${REPS:-3}"; xstream="${XSTREAM:-}"; build=1
+while (($#)); do
+  case "$1" in
+    --data) data=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --work-dir) work=$2; shift 2 ;;
+    --workloads) workloads=$2; shift 2 ;;
+    --algorithms) algorithms=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --xstream) xstream=$2; shift 2 ;;
+    --no-build) build=0; shift ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    *) echo "run_perf: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+work="${work:-$data}"
+scale="${SCALE:-22}"; big=$((scale + 2)); threads="${THREADS:-2}"; iters="${ITERS:-20}"
+chunk="${CHUNK:-4M}"; depth="${DEPTH:-4}"
+if [ -n "$xstream" ] && [ ! -x "$xstream" ]; then
+  echo "run_perf: X-Stream binary $xstream is not executable" >&2; exit 2
+fi
+
+if [ "$build" = 1 ]; then
+  echo "run_perf: building Release (scripts/build.sh) ..." >&2
+  BUILD_DIR=build scripts/build.sh >/dev/null
+fi
+for tool in benchmark_driver rmat device_probe cost_baseline; do
+  [ -x "build/$tool" ] || { echo "run_perf: build/$tool missing (build first or drop --no-build)" >&2; exit 1; }
+done
+mkdir -p "$data" "$work" "$out"
+data=$(cd "$data" && pwd); work=$(cd "$work" && pwd)
+
+# workload -> "scale budget"
+workload_spec() {
+  case "$1" in
+    mem) echo "$scale ${MEM_BUDGET:-4G}" ;;
+    ooc) echo "$scale ${OOC_BUDGET:-256M}" ;;
+    big-ooc) echo "$big ${BIG_OOC_BUDGET:-1G}" ;;
+    big-all) echo "$big ${BIG_ALL_BUDGET:-96M}" ;;
+    *) echo "run_perf: unknown workload $1 (mem, ooc, big-ooc, big-all)" >&2; return 2 ;;
+  esac
+}
+graph_for() {  # scale algorithm -> graph path (generated if missing)
+  local s=$1 algo=$2 g sym=()
+  g="$data/rmat$s"
+  if [ "$algo" = cc ]; then g="$data/rmat$s-sym"; sym=(--symmetric); fi
+  if [ ! -f "$g.ini" ]; then
+    echo "run_perf: generating $g (RMAT scale $s, $((16 << s)) edges${sym:+, symmetric}) ..." >&2
+    build/rmat --name "$g" --scale "$s" --edges $((16 << s)) --threads "$threads" "${sym[@]}" >/dev/null
+  fi
+  echo "$g"
+}
+driver_args_for() {  # algorithm -> extra driver arguments
+  if [ "$1" = pagerank ]; then echo "--pagerank::niters $iters"; fi
+}
+
+for w in $workloads; do workload_spec "$w" >/dev/null; done
+for a in $algorithms; do
+  case "$a" in pagerank|bfs|cc|sssp) ;; *) echo "run_perf: unknown algorithm $a (pagerank, bfs, cc, sssp)" >&2; exit 2 ;; esac
+done
+
+# 1. The device bound, measured in this run at the engine's request size and depth.
+echo "run_perf: probing $work (device_probe, ${chunk} x ${depth}) ..." >&2
+build/device_probe "$work" --sizes "$chunk" --depths "$depth" --file_size "${PROBE_FILE_SIZE:-1G}" \
+  --seconds "${PROBE_SECONDS:-2}" >"$out/probe.csv.tmp" 2>"$out/probe.log"
+mv "$out/probe.csv.tmp" "$out/probe.csv"
+grep -E '^(read|write),' "$out/probe.csv" | awk -F, '{printf "run_perf: device %s %s MB/s\n", $1, $4}' >&2
+
+# 2. The engine: one sweep per workload x algorithm (graph, budget and driver arguments differ).
+for w in $workloads; do
+  read -r s budget < <(workload_spec "$w")
+  for a in $algorithms; do
+    g=$(graph_for "$s" "$a")
+    benchmarks/sweep --out "$out/$w" --volume "work=$work" --graph "$g" --algorithm "$a" --memory "$budget" \
+      --read-chunk "$chunk" --io-depth "$depth" --codec none --reps "$reps" --threads "$threads" \
+      --timeout "${TIMEOUT:-3600}" --driver-args "$(driver_args_for "$a")" --probe "work=$out/probe.csv"
+  done
+done
+
+# 3. Single-thread COST baselines (PageRank: vertex and Hilbert order; CC: union-find), per graph.
+json_field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
+if [ "${COST:-1}" = 1 ]; then
+  for w in $workloads; do
+    read -r s _ < <(workload_spec "$w")
+    for a in $algorithms; do
+      [ "$a" = pagerank ] || [ "$a" = cc ] || continue
+      g=$(graph_for "$s" "$a")
+      for order in vertex hilbert; do
+        for ((r = 0; r < reps; r++)); do
+          if grep -qF "\"graph\": \"$g\", \"algorithm\": \"$a\", \"order\": \"$order\", \"rep\": $r," "$out/cost.jsonl" 2>/dev/null; then
+            continue  # done in an earlier (interrupted) run
+          fi
+          echo "run_perf: cost_baseline $a $order on $(basename "$g") (rep $((r + 1))/$reps) ..." >&2
+          if line=$(build/cost_baseline -g "$g" --algorithm "$a" --order "$order" --iterations "$iters" | grep '^COST '); then
+            printf '{"graph": "%s", "algorithm": "%s", "order": "%s", "rep": %d, "load_seconds": %s, "compute_seconds": %s, "total_seconds": %s}\n' \
+              "$g" "$a" "$order" "$r" "$(json_field "$line" load_seconds)" "$(json_field "$line" compute_seconds)" \
+              "$(json_field "$line" total_seconds)" >>"$out/cost.jsonl"
+          else
+            echo "run_perf: cost_baseline $a $order on $g failed" >&2
+          fi
+        done
+      done
+    done
+  done
+fi
+
+# 4. X-Stream with the same command line (its own defaults for chunk sizes and scratch placement).
+if [ -n "$xstream" ]; then
+  for w in $workloads; do
+    read -r s budget < <(workload_spec "$w")
+    for a in $algorithms; do
+      g=$(graph_for "$s" "$a")
+      for ((r = 0; r < reps; r++)); do
+        if grep -qF "\"workload\": \"$w\", \"algorithm\": \"$a\", \"rep\": $r," "$out/xstream.jsonl" 2>/dev/null; then continue; fi
+        # shellcheck disable=SC2046  # driver_args_for prints words to split
+        cmd=("$xstream" -g "$g" -b "$a" -p "$threads" --physical_memory "$budget" $(driver_args_for "$a"))
+        echo "run_perf: X-Stream $w $a (rep $((r + 1))/$reps): ${cmd[*]}" >&2
+        start=$(date +%s.%N)
+        if (cd "$work" && timeout "${TIMEOUT:-3600}" "${cmd[@]}") >"$out/xstream-last.log" 2>&1; then
+          wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+          printf '{"workload": "%s", "algorithm": "%s", "rep": %d, "status": "ok", "wall_seconds": %s}\n' \
+            "$w" "$a" "$r" "$wall" >>"$out/xstream.jsonl"
+        else
+          reason=$(tail -1 "$out/xstream-last.log" | tr -d '"\\' | cut -c1-200)
+          printf '{"workload": "%s", "algorithm": "%s", "rep": %d, "status": "failed", "reason": "%s"}\n' \
+            "$w" "$a" "$r" "$reason" >>"$out/xstream.jsonl"
+        fi
+      done
+    done
+  done
+fi
+
+# 5. The table.
+echo
+echo "EdgeStream performance (issue 6): SCALE=$scale (big $big), -p $threads, PageRank $iters iterations," \
+     "chunk $chunk x depth $depth, $reps runs per cell, work dir $work; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
+benchmarks/perf_report "$out" --workloads "$workloads"
