@@ -153,7 +153,7 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
   io("vertices", s.vertices_io);
   auto codec = [&](const char* name, const CodecCounters& c) {
     out << "\"" << name << "\":{\"raw_bytes\":" << c.raw_bytes << ",\"stored_bytes\":" << c.stored_bytes
-        << ",\"ratio\":" << c.ratio() << ",\"frames\":" << c.frames << ",\"raw_frames\":" << c.raw_frames
+        << ",\"ratio\":" << c.ratio() << ",\"frames\":" << c.frames << ",\"raw_frames\":" << c.raw_frames << ",\"skipped_frames\":" << c.skipped_frames
         << ",\"decoded_bytes\":" << c.decoded_bytes << ",\"compress_seconds\":" << static_cast<double>(c.compress_ns) * 1e-9
         << ",\"decompress_seconds\":" << static_cast<double>(c.decompress_ns) * 1e-9 << "}";
   };

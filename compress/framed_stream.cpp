@@ -57,27 +57,34 @@ Status FramedWriter::append_slow(std::span<const std::byte> data, FrameScratch& 
   return Status::ok();
 }
 
+// A raw frame: header, then the payload straight from the frame buffer (no copy, no scratch).
+Status FramedWriter::write_raw_frame() {
+  const std::uint64_t start = thread_cpu_ns();
+  std::array<std::byte, kFrameHeaderBytes> header{};
+  const std::span<const std::byte> raw(raw_.data(), fill_);
+  Status status = encode_raw_frame_header(raw, appended_ - fill_, header);
+  counters_.compress_ns += thread_cpu_ns() - start;
+  if (status.is_ok()) status = writer_->append(header);
+  if (status.is_ok()) status = writer_->append(raw);
+  if (!status.is_ok()) {
+    error_ = status;
+    return status;
+  }
+  counters_.raw_bytes += fill_;
+  counters_.stored_bytes += kFrameHeaderBytes + fill_;
+  ++counters_.frames;
+  ++counters_.raw_frames;
+  fill_ = 0;
+  return Status::ok();
+}
+
 Status FramedWriter::flush_frame(FrameScratch& scratch) {
   if (fill_ == 0) return Status::ok();
-  if (codec_->id() == CodecId::kNone) {
-    // A raw frame: header, then the payload straight from the frame buffer (no copy, no scratch).
-    const std::uint64_t start = thread_cpu_ns();
-    std::array<std::byte, kFrameHeaderBytes> header{};
-    const std::span<const std::byte> raw(raw_.data(), fill_);
-    Status status = encode_raw_frame_header(raw, appended_ - fill_, header);
-    counters_.compress_ns += thread_cpu_ns() - start;
-    if (status.is_ok()) status = writer_->append(header);
-    if (status.is_ok()) status = writer_->append(raw);
-    if (!status.is_ok()) {
-      error_ = status;
-      return status;
-    }
-    counters_.raw_bytes += fill_;
-    counters_.stored_bytes += kFrameHeaderBytes + fill_;
-    ++counters_.frames;
-    ++counters_.raw_frames;
-    fill_ = 0;
-    return Status::ok();
+  if (codec_->id() == CodecId::kNone) return write_raw_frame();
+  if (skip_left_ > 0) {
+    --skip_left_;
+    ++counters_.skipped_frames;
+    return write_raw_frame();
   }
   const std::size_t need = max_frame_bytes(*codec_, frame_bytes_);
   if (scratch.bytes.size() < need) scratch.bytes = AlignedBuffer(need);
@@ -93,7 +100,16 @@ Status FramedWriter::flush_frame(FrameScratch& scratch) {
   counters_.raw_bytes += fill_;
   counters_.stored_bytes += *frame;
   ++counters_.frames;
-  if (header.codec == CodecId::kNone) ++counters_.raw_frames;
+  if (header.codec == CodecId::kNone) {
+    ++counters_.raw_frames;
+    if (++raw_streak_ >= kRawStreak) {  // it does not compress: stop trying for a while
+      skip_left_ = skip_;
+      skip_ = std::min(skip_ * 2, kMaxSkip);
+    }
+  } else {
+    raw_streak_ = 0;
+    skip_ = kFirstSkip;
+  }
   fill_ = 0;
   Status status = writer_->append(std::span<const std::byte>(scratch.bytes.data(), *frame));
   if (!status.is_ok()) error_ = status;

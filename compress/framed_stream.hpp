@@ -85,6 +85,17 @@ class FramedWriter {
   std::unique_ptr<Codec> codec_;
   bool framed_ = false;
   std::size_t frame_bytes_ = 0;
+  // Adaptive compression: after kRawStreak frames in a row that did not compress, the next
+  // `skip_` frames are stored raw without trying (then one is tried again; each failure doubles the
+  // skip, up to kMaxSkip). Snappy on incompressible RMAT edges otherwise costs a third more CPU for
+  // nothing. The frames are ordinary raw frames: readers cannot tell.
+  static constexpr unsigned kRawStreak = 4;
+  static constexpr unsigned kFirstSkip = 8;
+  static constexpr unsigned kMaxSkip = 256;
+  unsigned raw_streak_ = 0;
+  unsigned skip_ = kFirstSkip;
+  unsigned skip_left_ = 0;
+  Status write_raw_frame();
   AlignedBuffer raw_;  // the frame being filled
   std::size_t fill_ = 0;
   std::uint64_t appended_ = 0;

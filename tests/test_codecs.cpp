@@ -249,6 +249,53 @@ TEST_CASE("codecs: framed streams round-trip at sizes around the frame boundarie
   }
 }
 
+TEST_CASE("codecs: a stream that stops compressing is stored raw without trying, and tried again later", "[codecs]") {
+  TempDir dir;
+  const std::size_t frame = 4096;
+  IoOptions io;
+  io.read_chunk = 8192;
+  io.write_chunk = 8192;
+  io.depth = 2;
+  for (const std::string codec : {"snappy", "zlib"}) {
+    INFO(codec);
+    // 40 random frames, then 40 compressible ones, then 40 random ones again.
+    std::vector<std::byte> data = random_bytes(40 * frame, 1);
+    const std::vector<std::byte> text = edge_like(40 * frame, 2);
+    data.insert(data.end(), text.begin(), text.end());
+    const std::vector<std::byte> tail = random_bytes(40 * frame, 3);
+    data.insert(data.end(), tail.begin(), tail.end());
+    auto file = File::open(dir / "s", OpenMode::kCreate, true);
+    REQUIRE(file);
+    auto writer = FramedWriter::open(*file, io, spec(codec), /*checksums=*/false, frame, nullptr);
+    REQUIRE(writer);
+    FrameScratch scratch;
+    REQUIRE((*writer)->append(data, scratch).is_ok());
+    REQUIRE((*writer)->finish(scratch).is_ok());
+    const CodecCounters& c = (*writer)->codec_counters();
+    CHECK(c.frames == 120);
+    // Random frames are skipped after a streak of failures (4 tried, then 8 skipped, 1 tried, 16
+    // skipped, ...), so fewer than half of the 80 random frames are tried ...
+    CHECK(c.skipped_frames > 40);
+    CHECK(c.skipped_frames <= c.raw_frames);
+    // ... and once a tried frame compresses again, the stream compresses: at most the frames of
+    // one skip (32 here) of the compressible middle are lost to skipping.
+    CHECK(c.frames - c.raw_frames >= 40 - 32);
+    CHECK(c.raw_bytes == data.size());
+    CHECK(c.stored_bytes < data.size());
+    // Readers cannot tell: the stream decodes to the same bytes.
+    auto reader = FramedReader::open(*file, (*writer)->bytes_stored(), data.size(), io, true, frame, 2, nullptr, nullptr, nullptr);
+    REQUIRE(reader);
+    std::vector<std::byte> back;
+    for (;;) {
+      auto chunk = (*reader)->next();
+      REQUIRE(chunk);
+      if (chunk->empty()) break;
+      back.insert(back.end(), chunk->begin(), chunk->end());
+    }
+    CHECK(back == data);
+  }
+}
+
 TEST_CASE("codecs: a flipped byte in a stored chunk is corruption naming the file and the chunk's offset", "[codecs]") {
   TempDir dir;
   const std::size_t frame = 16384;
