@@ -25,11 +25,14 @@ inline std::uint64_t block_cell(std::uint32_t a, std::uint32_t b) {
 /// Number of cells for `blocks` blocks.
 inline std::uint64_t block_cells(std::uint32_t blocks) { return std::uint64_t{blocks} * (blocks + 1) / 2; }
 
-/// log2 of the vertices per grid block: the cache partition size, coarsened until there are at
-/// most kMaxGridBlocks blocks (the schedule has about as many rounds as blocks).
+/// log2 of the vertices per grid block: the cache partition size — at most 2^16 vertices when
+/// `local_ids` (grid records then hold 16-bit block-local ids; programs with small states would
+/// otherwise get larger blocks) — coarsened until there are at most kMaxGridBlocks blocks (the
+/// schedule has about as many rounds as blocks).
 inline constexpr std::uint64_t kMaxGridBlocks = 1024;
-inline unsigned grid_block_shift(std::uint64_t vertices, unsigned cache_shift) {
-  unsigned shift = cache_shift;
+inline constexpr unsigned kMaxLocalIdBits = 16;
+inline unsigned grid_block_shift(std::uint64_t vertices, unsigned cache_shift, bool local_ids) {
+  unsigned shift = local_ids && cache_shift > kMaxLocalIdBits ? kMaxLocalIdBits : cache_shift;
   while (shift < 32 && vertices > (kMaxGridBlocks << shift)) ++shift;
   return shift;
 }

@@ -760,7 +760,7 @@ class Engine {
     // A block holds at most 2^16 vertices (the usual case): a record keeps the two block-local
     // ids (the bucket tells the blocks), and the weight only for programs that read it.
     grid_layout_ = GridLayout::kFull;
-    if (shift <= 16) grid_layout_ = type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? GridLayout::kLocal8 : GridLayout::kLocal4;
+    if (shift <= kMaxLocalIdBits) grid_layout_ = type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? GridLayout::kLocal8 : GridLayout::kLocal4;
     if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
     const std::size_t grid_rs = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : rs;
     grid_ = AlignedBuffer(n * grid_rs);

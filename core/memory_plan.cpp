@@ -192,7 +192,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
         plan.estimated_peak() + input_bytes <= plan.budget) {
       plan.edge_cache_bytes = input_bytes;
       // The block grid, when the budget holds a second copy for the moment it is built.
-      const unsigned shift = grid_block_shift(vertices, plan.cache_shift);
+      const unsigned shift = grid_block_shift(vertices, plan.cache_shift, options.compact_grid);
       const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
       const auto b32 = static_cast<std::uint32_t>(blocks);
       const std::uint64_t grid = input_bytes + (threads + 1) * grid_buckets(b32, grid_sub_bucket_bits(b32, shift)) * 8;
