@@ -66,6 +66,21 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> samples() {
           {"edge-like", edge_like(777777, 2)}};
 }
 
+// Every decoded byte of a framed (or, framed = false, raw) stream of `raw` bytes stored in `stored`.
+std::vector<std::byte> read_stream(const File& file, std::uint64_t stored, std::uint64_t raw, const IoOptions& io, bool framed,
+                                   std::size_t frame, unsigned slots) {
+  auto reader = FramedReader::open(file, stored, raw, io, framed, frame, slots, nullptr, nullptr, nullptr);
+  REQUIRE(reader);
+  std::vector<std::byte> back;
+  for (;;) {
+    auto chunk = (*reader)->next();
+    REQUIRE(chunk);
+    if (chunk->empty()) break;
+    back.insert(back.end(), chunk->begin(), chunk->end());
+  }
+  return back;
+}
+
 // Writes `data` through a FramedWriter (appends of `piece` bytes) and reads it back.
 std::vector<std::byte> round_trip_stream(const std::filesystem::path& path, const std::string& codec,
                                          const std::vector<std::byte>& data, std::size_t frame, std::size_t piece,
@@ -87,17 +102,7 @@ std::vector<std::byte> round_trip_stream(const std::filesystem::path& path, cons
   REQUIRE((*writer)->bytes_appended() == data.size());
   if (stored != nullptr) *stored = (*writer)->bytes_stored();
   CHECK(std::filesystem::file_size(path) == (*writer)->bytes_stored());
-  auto reader = FramedReader::open(*file, (*writer)->bytes_stored(), data.size(), io, (*writer)->framed(), frame, 3,
-                                   nullptr, nullptr, nullptr);
-  REQUIRE(reader);
-  std::vector<std::byte> back;
-  for (;;) {
-    auto chunk = (*reader)->next();
-    REQUIRE(chunk);
-    if (chunk->empty()) break;
-    back.insert(back.end(), chunk->begin(), chunk->end());
-  }
-  return back;
+  return read_stream(*file, (*writer)->bytes_stored(), data.size(), io, (*writer)->framed(), frame, 3);
 }
 
 Status read_all(const File& file, std::uint64_t stored, std::uint64_t raw, std::size_t frame) {
@@ -283,16 +288,7 @@ TEST_CASE("codecs: a stream that stops compressing is stored raw without trying,
     CHECK(c.raw_bytes == data.size());
     CHECK(c.stored_bytes < data.size());
     // Readers cannot tell: the stream decodes to the same bytes.
-    auto reader = FramedReader::open(*file, (*writer)->bytes_stored(), data.size(), io, true, frame, 2, nullptr, nullptr, nullptr);
-    REQUIRE(reader);
-    std::vector<std::byte> back;
-    for (;;) {
-      auto chunk = (*reader)->next();
-      REQUIRE(chunk);
-      if (chunk->empty()) break;
-      back.insert(back.end(), chunk->begin(), chunk->end());
-    }
-    CHECK(back == data);
+    CHECK(read_stream(*file, (*writer)->bytes_stored(), data.size(), io, true, frame, 2) == data);
   }
 }
 
