@@ -733,14 +733,14 @@ class Engine {
     const std::size_t T = workers_.size();
     const EdgeFileType type = graph_.type;
     const std::byte* in = edge_cache_.data();
-    auto bucket_of = [&](const std::byte* record) {
-      const Edge e = decode_edge(record, type);
+    auto bucket_of_edge = [&](const Edge& e) {
       const std::uint32_t bs = e.src >> shift;
       const std::uint32_t bd = e.dst >> shift;
       const std::uint32_t side = bd >= bs ? 1U : 0U;  // the destination's block: the pair's higher or lower
       const std::uint64_t sub = (std::uint64_t{side} << sub_bits) | ((e.dst >> sub_shift) & sub_mask);
       return (block_cell(bs, bd) << grid_bucket_bits_) | sub;
     };
+    auto bucket_of = [&](const std::byte* record) { return bucket_of_edge(decode_edge(record, type)); };
     std::vector<std::vector<std::uint64_t>> cursor(T, std::vector<std::uint64_t>(buckets, 0));
     pool_->run(T, [&](std::size_t t, unsigned) {
       std::uint64_t* count = cursor[t].data();
@@ -774,9 +774,9 @@ class Engine {
         if constexpr (kLayout == GridLayout::kFull) {
           std::memcpy(out + next[bucket_of(record)]++ * kSize, record, kSize);
         } else {
-          const Edge e = decode_edge(record, type);
+          const Edge e = decode_edge(record, type);  // once: it gives both the bucket and the local ids
           const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);
-          std::byte* to = out + next[bucket_of(record)]++ * (kLayout == GridLayout::kLocal4 ? 4 : 8);
+          std::byte* to = out + next[bucket_of_edge(e)]++ * (kLayout == GridLayout::kLocal4 ? 4 : 8);
           std::memcpy(to, &local, 4);
           if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(to + 4, &e.weight, 4);
         }
