@@ -25,13 +25,13 @@ inline unsigned hilbert_order_for(std::uint64_t vertices) {
 // with ry = 0 toggles `swapped`, and also `flipped` when rx = 1. Branch-free: no mispredictions on
 // random edges.
 
-/// Position of cell (x, y) on the order-k curve (1 <= k <= 32); x and y must be < 2^k. One level
-/// per step: the reference for the table-driven hilbert_index below.
-inline std::uint64_t hilbert_index_bitwise(unsigned k, std::uint32_t x, std::uint32_t y) {
+/// The curve's position bits for the low `levels` bits of x and y, one level per step, starting in
+/// orientation `state` (bit 0 swapped, bit 1 flipped) and leaving the orientation it ends in there.
+constexpr std::uint64_t hilbert_encode_levels(unsigned levels, std::uint32_t x, std::uint32_t y, std::uint32_t& state) {
   std::uint64_t d = 0;
-  std::uint32_t swapped = 0;
-  std::uint32_t flipped = 0;
-  for (unsigned i = k; i-- > 0;) {
+  std::uint32_t swapped = state & 1U;
+  std::uint32_t flipped = state >> 1;
+  for (unsigned i = levels; i-- > 0;) {
     const std::uint32_t bx = ((x >> i) & 1U) ^ flipped;
     const std::uint32_t by = ((y >> i) & 1U) ^ flipped;
     const std::uint32_t exchange = swapped & (bx ^ by);
@@ -42,16 +42,17 @@ inline std::uint64_t hilbert_index_bitwise(unsigned k, std::uint32_t x, std::uin
     flipped ^= enter_low & rx;
     swapped ^= enter_low;
   }
+  state = swapped | (flipped << 1);
   return d;
 }
 
-/// The cell at position d (< 4^k) of the order-k curve, one level per step (reference).
-inline std::pair<std::uint32_t, std::uint32_t> hilbert_cell_bitwise(unsigned k, std::uint64_t d) {
+/// The inverse: the x and y bits of the low 2 * `levels` position bits of d, from orientation `state`.
+constexpr std::pair<std::uint32_t, std::uint32_t> hilbert_decode_levels(unsigned levels, std::uint64_t d, std::uint32_t& state) {
   std::uint32_t x = 0;
   std::uint32_t y = 0;
-  std::uint32_t swapped = 0;
-  std::uint32_t flipped = 0;
-  for (unsigned i = k; i-- > 0;) {
+  std::uint32_t swapped = state & 1U;
+  std::uint32_t flipped = state >> 1;
+  for (unsigned i = levels; i-- > 0;) {
     const auto q = static_cast<std::uint32_t>((d >> (2 * i)) & 3U);
     const std::uint32_t rx = q >> 1;
     const std::uint32_t ry = (q ^ rx) & 1U;
@@ -62,7 +63,21 @@ inline std::pair<std::uint32_t, std::uint32_t> hilbert_cell_bitwise(unsigned k, 
     flipped ^= enter_low & rx;
     swapped ^= enter_low;
   }
+  state = swapped | (flipped << 1);
   return {x, y};
+}
+
+/// Position of cell (x, y) on the order-k curve (1 <= k <= 32); x and y must be < 2^k. One level
+/// per step: the reference for the table-driven hilbert_index below.
+inline std::uint64_t hilbert_index_bitwise(unsigned k, std::uint32_t x, std::uint32_t y) {
+  std::uint32_t state = 0;
+  return hilbert_encode_levels(k, x, y, state);
+}
+
+/// The cell at position d (< 4^k) of the order-k curve, one level per step (reference).
+inline std::pair<std::uint32_t, std::uint32_t> hilbert_cell_bitwise(unsigned k, std::uint64_t d) {
+  std::uint32_t state = 0;
+  return hilbert_decode_levels(k, d, state);
 }
 
 // Table-driven versions, 4 levels per step (8 steps for k = 32 instead of 32): a table indexed by the
@@ -85,43 +100,12 @@ constexpr Tables make_tables() {
   Tables t;
   for (std::uint32_t state = 0; state < 4; ++state) {
     for (std::uint32_t in = 0; in < 256; ++in) {
-      {  // encode: in = x bits (high nibble) and y bits (low nibble)
-        const std::uint32_t x = in >> 4;
-        const std::uint32_t y = in & 15U;
-        std::uint32_t swapped = state & 1U;
-        std::uint32_t flipped = state >> 1;
-        std::uint32_t d = 0;
-        for (unsigned i = kLevels; i-- > 0;) {
-          const std::uint32_t bx = ((x >> i) & 1U) ^ flipped;
-          const std::uint32_t by = ((y >> i) & 1U) ^ flipped;
-          const std::uint32_t exchange = swapped & (bx ^ by);
-          const std::uint32_t rx = bx ^ exchange;
-          const std::uint32_t ry = by ^ exchange;
-          d = (d << 2) | ((3U * rx) ^ ry);
-          const std::uint32_t enter_low = ry ^ 1U;
-          flipped ^= enter_low & rx;
-          swapped ^= enter_low;
-        }
-        t.encode[state * 256 + in] = d | ((swapped | (flipped << 1)) << 16);
-      }
-      {  // decode: in = 8 position bits
-        std::uint32_t swapped = state & 1U;
-        std::uint32_t flipped = state >> 1;
-        std::uint32_t x = 0;
-        std::uint32_t y = 0;
-        for (unsigned i = kLevels; i-- > 0;) {
-          const std::uint32_t q = (in >> (2 * i)) & 3U;
-          const std::uint32_t rx = q >> 1;
-          const std::uint32_t ry = (q ^ rx) & 1U;
-          const std::uint32_t exchange = swapped & (rx ^ ry);
-          x |= (rx ^ exchange ^ flipped) << i;
-          y |= (ry ^ exchange ^ flipped) << i;
-          const std::uint32_t enter_low = ry ^ 1U;
-          flipped ^= enter_low & rx;
-          swapped ^= enter_low;
-        }
-        t.decode[state * 256 + in] = ((x << 4) | y) | ((swapped | (flipped << 1)) << 16);
-      }
+      std::uint32_t next = state;  // encode: in = x bits (high nibble) and y bits (low nibble)
+      const auto d = static_cast<std::uint32_t>(hilbert_encode_levels(kLevels, in >> 4, in & 15U, next));
+      t.encode[state * 256 + in] = d | (next << 16);
+      next = state;  // decode: in = 8 position bits
+      const auto [x, y] = hilbert_decode_levels(kLevels, in, next);
+      t.decode[state * 256 + in] = ((x << 4) | y) | (next << 16);
     }
   }
   return t;
