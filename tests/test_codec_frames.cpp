@@ -67,21 +67,12 @@ Expected<std::vector<std::byte>> read_back(const File& file, std::uint64_t store
   }
 }
 
-void flip_at(const fs::path& path, std::uint64_t offset, unsigned char mask) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  REQUIRE(f);
-  char c = 0;
-  f.seekg(static_cast<std::streamoff>(offset));
-  f.get(c);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.put(static_cast<char>(c ^ static_cast<char>(mask)));
-}
 
 // Flips a byte `from_end` bytes before the end of the scratch file `name` found under `dir`.
 void flip_from_end(const fs::path& dir, const std::string& name, std::uint64_t from_end) {
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     if (entry.path().filename() != name) continue;
-    flip_at(entry.path(), fs::file_size(entry.path()) - from_end, 0x10);
+    REQUIRE(flip_byte(entry.path(), fs::file_size(entry.path()) - from_end, 0x10));
     return;
   }
 }
@@ -127,7 +118,7 @@ TEST_CASE("codec_frames: a flipped byte anywhere in a raw frame is corruption na
       REQUIRE(file);
       bool framed = false;
       const std::uint64_t stored = write_raw_framed(*file, data, frame, &framed);
-      flip_at(path, frame_start + at, 0x01);
+      REQUIRE(flip_byte(path, frame_start + at, 0x01));
       auto back = read_back(*file, stored, data.size(), frame);
       REQUIRE_FALSE(back);
       CHECK(back.status().code() == StatusCode::kCorruption);

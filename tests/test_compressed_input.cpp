@@ -62,15 +62,6 @@ struct Inputs {
 
 std::string ini_text(const fs::path& ini) { return slurp(ini); }
 
-void flip_at(const fs::path& path, std::uint64_t offset) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  REQUIRE(f);
-  char c = 0;
-  f.seekg(static_cast<std::streamoff>(offset));
-  f.get(c);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.put(static_cast<char>(c ^ 0x20));
-}
 
 }  // namespace
 
@@ -181,7 +172,7 @@ TEST_CASE("compressed_input: a flipped byte in the compressed input is reported 
     // A payload byte in the middle of the file and a header byte (the codec id) of the first frame.
     for (const std::uint64_t offset : {std::uint64_t{pristine.size() / 2}, std::uint64_t{5}}) {
       std::ofstream(edge_file, std::ios::binary | std::ios::trunc) << pristine;
-      flip_at(edge_file, offset);
+      REQUIRE(flip_byte(edge_file, offset, 0x20));
       const std::string damaged = slurp(edge_file);
       struct Case {
         const char* algorithm;

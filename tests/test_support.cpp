@@ -78,6 +78,15 @@ std::vector<Edge> random_edges(std::uint64_t vertices, std::uint64_t edges, std:
 
 std::string tool_path(const std::string& name) { return std::string(EDGESTREAM_BIN_DIR) + "/" + name; }
 
+bool flip_byte(const std::filesystem::path& path, std::uint64_t offset, unsigned char mask) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  char c = 0;
+  if (!f || !f.seekg(static_cast<std::streamoff>(offset)) || !f.get(c)) return false;
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.put(static_cast<char>(c ^ static_cast<char>(mask)));
+  return static_cast<bool>(f);
+}
+
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;

@@ -35,6 +35,10 @@ inline constexpr bool kSanitized = false;
 /// The whole content of a file ("" when it cannot be read).
 std::string slurp(const std::filesystem::path& path);
 
+/// XORs the byte at `offset` of `path` with `mask` in place (simulated media damage); false when the
+/// file cannot be opened or is shorter. No Catch2 assertion inside: usable from fault callbacks.
+bool flip_byte(const std::filesystem::path& path, std::uint64_t offset, unsigned char mask);
+
 /// A fresh directory under the system temp dir (on the ext4 disk here, so O_DIRECT works),
 /// removed with its contents when destroyed.
 class TempDir {
