@@ -67,8 +67,11 @@ po::options_description make_options() {
       ("write_chunk", po::value<std::string>()->default_value("4M"), "bytes per write request")
       ("io_depth", po::value<std::string>()->default_value("4"), "requests in flight per stream")
       ("io_engine", po::value<std::string>()->default_value("uring"), "uring, or sync (pread/pwrite)")
-      ("no_edge_cache", "re-read the input every superstep even when the budget could hold it")
-      ("no_edge_grid", "keep the in-memory edges in input order (no block-pair grid; for comparisons)")
+      ("no_edge_cache", "keep no edges in memory even when the budget could hold them (K = 1: the on-disk grid, "
+                        "or with --no_edge_grid the input, is read every superstep)")
+      ("no_edge_grid", "no block-pair grid: the edges in input order, in memory or streamed (for comparisons)")
+      ("grid_window", po::value<std::string>()->default_value("64M"),
+       "largest window of the on-disk grid (K = 1 when the edges do not fit; two windows are in memory)")
       ("full_grid_records", "store whole input records in the grid instead of block-local ids (for comparisons)")
       ("edges_codec", po::value<std::string>()->default_value("none"),
        "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy")
@@ -343,6 +346,10 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   req.engine.cache_edges = vm.count("no_edge_cache") == 0;
   req.engine.edge_grid = vm.count("no_edge_grid") == 0;
   req.engine.compact_grid = vm.count("full_grid_records") == 0;
+  ES_ASSIGN_OR_RETURN(req.engine.grid_window, size_option(vm, "grid_window"));
+  if (req.engine.grid_window < 4096 || req.engine.grid_window % 4096 != 0) {
+    return invalid_argument("--grid_window must be a positive multiple of 4K, got " + std::to_string(req.engine.grid_window));
+  }
   if (vm.count("work_dir") != 0) {
     for (const auto& dir : vm["work_dir"].as<std::vector<std::string>>()) {
       ES_ASSIGN_OR_RETURN(auto volume, parse_work_dir(dir));

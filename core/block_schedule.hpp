@@ -53,6 +53,27 @@ inline unsigned grid_sub_bucket_bits(std::uint32_t blocks, unsigned grid_shift) 
 /// Number of buckets (cells * 2^(bits+1)).
 inline std::uint64_t grid_buckets(std::uint32_t blocks, unsigned sub_bits) { return block_cells(blocks) << (sub_bits + 1); }
 
+/// Which bucket an edge belongs to: its cell {block(src), block(dst)} << bucket_bits, then the side
+/// (1: the destination's block is the pair's higher or equal one) and the destination's sub-bucket.
+/// A small value type so that hot loops keep the fields in registers.
+struct GridBucketing {
+  unsigned shift = 0;        // vertices per block = 1 << shift
+  unsigned sub_bits = 0;     // sub-buckets per side = 1 << sub_bits
+  unsigned bucket_bits = 1;  // buckets per cell = 1 << bucket_bits (= sub_bits + 1)
+
+  static GridBucketing of(std::uint32_t blocks, unsigned shift) {
+    const unsigned sub_bits = grid_sub_bucket_bits(blocks, shift);
+    return GridBucketing{shift, sub_bits, sub_bits + 1};
+  }
+  std::uint64_t operator()(std::uint32_t src, std::uint32_t dst) const {
+    const std::uint32_t bs = src >> shift;
+    const std::uint32_t bd = dst >> shift;
+    const std::uint64_t side = bd >= bs ? 1U : 0U;
+    const std::uint64_t sub = (dst >> (shift - sub_bits)) & ((std::uint32_t{1} << sub_bits) - 1);
+    return (block_cell(bs, bd) << bucket_bits) | (side << sub_bits) | sub;
+  }
+};
+
 /// One task of a round: the cells it processes (1 to 3 cell indexes: {a,b}, and {a,a}, {b,b} in round 0).
 struct BlockTask {
   std::uint32_t a = 0;

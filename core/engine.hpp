@@ -29,6 +29,9 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <numeric>
+#include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,6 +40,7 @@
 #include "core/cancellation.hpp"
 #include "core/checkpoint.hpp"
 #include "core/engine_options.hpp"
+#include "core/grid_window_reader.hpp"
 #include "core/memory_plan.hpp"
 #include "core/program.hpp"
 #include "core/run_stats.hpp"
@@ -104,6 +108,7 @@ class Engine {
     // Close every scratch file before removing the directory: network filesystems (FUSE/sshfs,
     // NFS) keep an unlinked open file as a hidden "silly rename" that blocks the removal.
     vertex_file_.close();
+    grid_file_.close();
     edge_files_.clear();
     redge_files_.clear();
     update_files_[0].clear();
@@ -154,6 +159,8 @@ class Engine {
     input.split_streams = kReverse ? 2 : 1;  // edges by source and by destination
     input.edges = graph_.edges;
     input.input_frame_bytes = graph_.framed() ? graph_.frame_bytes : 0;  // a compressed input's decoding slots
+    input.grid_record_bytes = graph_.type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? 8 : 4;
+    input.source_bytes = input_source_bytes();
     input.baseline_rss = current_rss_bytes();
     // Volumes (core/volume_set.hpp, docs/volumes.md): resolved (and the --*_disk placement checked)
     // before planning, because a stream striped over several volumes keeps each volume's depth in
@@ -193,11 +200,14 @@ class Engine {
         w.touched.reserve(plan_.combiner_slots);
       }
     }
-    const std::uint64_t state_vertices = std::min<std::uint64_t>(graph_.vertices, plan_.partition_vertices());
+    std::uint64_t state_vertices = std::min<std::uint64_t>(graph_.vertices, plan_.partition_vertices());
+    if (plan_.grid_window_bytes > 0) state_vertices = grid_padded_vertices();  // whole blocks (scatter_grid_as)
     state_ = AlignedBuffer(std::max<std::uint64_t>(plan_.state_bytes, state_vertices * sizeof(Vertex)));
     if (K_ == 1) {
       // With room for the input, read (and check) it once now; supersteps then stream memory.
-      if (plan_.edge_cache_bytes > 0 && graph_.edges > 0) ES_RETURN_IF_ERROR(load_edge_cache());
+      if (plan_.edge_cache_bytes > 0 && graph_.edges > 0) return load_edge_cache();
+      // Without room for them, as a grid on disk when the plan has one (read back every superstep).
+      if (plan_.grid_window_bytes > 0 && graph_.edges > 0) return build_disk_grid();
       return Status::ok();
     }
 
@@ -714,59 +724,113 @@ class Engine {
     return Status::ok();
   }
 
-  // ---- the in-memory edge grid (K = 1, edges in memory; core/block_schedule.hpp) -----------
+  // ---- the edge grid (K = 1; core/block_schedule.hpp) ------------------------------------------
+  //
+  // Records grouped by bucket — the cell of their block pair, then the destination's side and
+  // sub-bucket — input order kept inside a bucket, cells laid out in the order the schedule visits
+  // them (round by round, task by task), so a superstep reads the grid front to back. In memory
+  // when the plan has room for the edges (build_grid, from the edge cache), otherwise in a scratch
+  // file read back in windows every superstep (build_disk_grid; core/grid_window_reader.hpp).
 
-  // Regroups the cached records by bucket — the cell of their block pair, then the destination's
-  // sub-bucket (core/block_schedule.hpp) — keeping input order inside a bucket (each thread counts
-  // and then places one contiguous range of the input), and frees the input-order copy. The plan
-  // reserved both copies and the counters (grid_bytes).
+  // The geometry both grids share: blocks, buckets and the schedule.
+  void init_grid() {
+    grid_blocks_ = static_cast<std::uint32_t>(((std::max<std::uint64_t>(graph_.vertices, 1) - 1) >> plan_.grid_shift) + 1);
+    bucketing_ = GridBucketing::of(grid_blocks_, plan_.grid_shift);
+    grid_bucket_bits_ = bucketing_.bucket_bits;
+    schedule_ = block_pair_schedule(grid_blocks_);
+    // A block holds at most 2^16 vertices (the usual case): a record keeps the two block-local
+    // ids (the bucket tells the blocks), and the weight only for programs that read it.
+    grid_layout_ = GridLayout::kFull;
+    if (plan_.grid_shift <= kMaxLocalIdBits) {
+      grid_layout_ = graph_.type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? GridLayout::kLocal8 : GridLayout::kLocal4;
+    }
+    if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
+    grid_record_bytes_ = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : graph_.record_size();
+    stats_.plan.grid_record_bytes = grid_record_bytes_;
+  }
+
+  // Gives every bucket its first record (bucket_begin_) and every cell its end (cell_end_), cells
+  // in schedule order; total(b) = the records of bucket b. Returns the number of records.
+  template <typename Total>
+  std::uint64_t place_buckets(Total&& total) {
+    bucket_begin_.assign(grid_buckets(grid_blocks_, bucketing_.sub_bits), 0);
+    cell_end_.assign(block_cells(grid_blocks_), 0);
+    std::uint64_t next = 0;
+    for (const std::vector<BlockTask>& round : schedule_) {
+      for (const BlockTask& task : round) {
+        for (std::uint32_t i = 0; i < task.cells; ++i) {
+          const std::uint64_t c = task.cell[i];
+          for (std::uint64_t b = c << grid_bucket_bits_; b < (c + 1) << grid_bucket_bits_; ++b) {
+            bucket_begin_[b] = next;
+            next += total(b);
+          }
+          cell_end_[c] = next;
+        }
+      }
+    }
+    return next;
+  }
+
+  // Vertices rounded up to whole grid blocks: the on-disk grid's states and sources cover them.
+  std::uint64_t grid_padded_vertices() const {
+    const std::uint64_t block = std::uint64_t{1} << plan_.grid_shift;
+    return (std::max<std::uint64_t>(graph_.vertices, 1) + block - 1) / block * block;
+  }
+
+  // The sources' array of programs with a narrow Source, when `room` bytes allow it.
+  void allocate_sources(std::uint64_t room) {
+    if constexpr (ProgramWithSource<P>) {
+      const std::uint64_t need = (grid_on_disk_ ? grid_padded_vertices() : graph_.vertices) * sizeof(typename P::Source);
+      if (need > 0 && round_up(need, kIoAlignment) <= room) sources_ = AlignedBuffer(need);
+    }
+  }
+
+  // One grid record (kLocal4 / kLocal8) for edge e: the two block-local ids, then the weight.
+  template <GridLayout kLayout>
+  static void encode_grid_record(std::byte* to, const Edge& e, std::uint32_t local_mask) {
+    const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);
+    std::memcpy(to, &local, 4);
+    if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(to + 4, &e.weight, 4);
+  }
+
+  // The in-memory grid, from the edge cache: each thread counts and then places one contiguous
+  // range of the input, and the input-order copy is freed. The plan reserved both copies and the
+  // counters (grid_bytes).
   void build_grid() {
+    init_grid();
     const std::size_t rs = graph_.record_size();
     const std::uint64_t n = graph_.edges;
-    const unsigned shift = plan_.grid_shift;
-    const auto blocks = static_cast<std::uint32_t>(((std::max<std::uint64_t>(graph_.vertices, 1) - 1) >> shift) + 1);
-    const unsigned sub_bits = grid_sub_bucket_bits(blocks, shift);
-    const std::uint64_t buckets = grid_buckets(blocks, sub_bits);
-    const unsigned sub_shift = shift - sub_bits;
-    const std::uint32_t sub_mask = (std::uint32_t{1} << sub_bits) - 1;
-    grid_bucket_bits_ = sub_bits + 1;
     const std::size_t T = workers_.size();
     const EdgeFileType type = graph_.type;
     const std::byte* in = edge_cache_.data();
-    auto bucket_of_edge = [&](const Edge& e) {
-      const std::uint32_t bs = e.src >> shift;
-      const std::uint32_t bd = e.dst >> shift;
-      const std::uint32_t side = bd >= bs ? 1U : 0U;  // the destination's block: the pair's higher or lower
-      const std::uint64_t sub = (std::uint64_t{side} << sub_bits) | ((e.dst >> sub_shift) & sub_mask);
-      return (block_cell(bs, bd) << grid_bucket_bits_) | sub;
+    const GridBucketing bucket_of_edge = bucketing_;
+    auto bucket_of = [&](const std::byte* record) {
+      const Edge e = decode_edge(record, type);
+      return bucket_of_edge(e.src, e.dst);
     };
-    auto bucket_of = [&](const std::byte* record) { return bucket_of_edge(decode_edge(record, type)); };
+    const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
     std::vector<std::vector<std::uint64_t>> cursor(T, std::vector<std::uint64_t>(buckets, 0));
     pool_->run(T, [&](std::size_t t, unsigned) {
       std::uint64_t* count = cursor[t].data();
       for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) ++count[bucket_of(in + i * rs)];
     });
-    bucket_begin_.assign(buckets + 1, 0);
-    std::uint64_t total = 0;
-    for (std::uint64_t c = 0; c < buckets; ++c) {
-      bucket_begin_[c] = total;
+    place_buckets([&](std::uint64_t b) {
+      std::uint64_t sum = 0;
+      for (std::size_t t = 0; t < T; ++t) sum += cursor[t][b];
+      return sum;
+    });
+    for (std::uint64_t b = 0; b < buckets; ++b) {  // thread t's records follow threads 0..t-1's
+      std::uint64_t next = bucket_begin_[b];
       for (std::size_t t = 0; t < T; ++t) {
-        const std::uint64_t count = cursor[t][c];
-        cursor[t][c] = total;
-        total += count;
+        const std::uint64_t count = cursor[t][b];
+        cursor[t][b] = next;
+        next += count;
       }
     }
-    bucket_begin_[buckets] = total;
-    // A block holds at most 2^16 vertices (the usual case): a record keeps the two block-local
-    // ids (the bucket tells the blocks), and the weight only for programs that read it.
-    grid_layout_ = GridLayout::kFull;
-    if (shift <= kMaxLocalIdBits) grid_layout_ = type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? GridLayout::kLocal8 : GridLayout::kLocal4;
-    if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
-    const std::size_t grid_rs = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : rs;
+    const std::size_t grid_rs = grid_record_bytes_;
     grid_ = AlignedBuffer(n * grid_rs);
-    stats_.plan.grid_record_bytes = grid_rs;
     std::byte* out = grid_.data();
-    const std::uint32_t local_mask = shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << shift) - 1;
+    const std::uint32_t local_mask = plan_.grid_shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << plan_.grid_shift) - 1;
     auto place = [&]<std::size_t kSize, GridLayout kLayout>(std::size_t t) {  // constant sizes: moves, not calls
       std::uint64_t* next = cursor[t].data();
       for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) {
@@ -775,10 +839,8 @@ class Engine {
           std::memcpy(out + next[bucket_of(record)]++ * kSize, record, kSize);
         } else {
           const Edge e = decode_edge(record, type);  // once: it gives both the bucket and the local ids
-          const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);
-          std::byte* to = out + next[bucket_of_edge(e)]++ * (kLayout == GridLayout::kLocal4 ? 4 : 8);
-          std::memcpy(to, &local, 4);
-          if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(to + 4, &e.weight, 4);
+          encode_grid_record<kLayout>(out + next[bucket_of_edge(e.src, e.dst)]++ * (kLayout == GridLayout::kLocal4 ? 4 : 8),
+                                      e, local_mask);
         }
       }
     };
@@ -797,14 +859,274 @@ class Engine {
       }
     });
     edge_cache_ = AlignedBuffer();
-    if constexpr (ProgramWithSource<P>) {
-      // The sources' array lives in what the grid plan reserved and the compact records left free.
-      const std::uint64_t need = graph_.vertices * sizeof(typename P::Source);
-      const std::uint64_t used = round_up(n * grid_rs, kIoAlignment) + (buckets + 1) * sizeof(std::uint64_t);
-      if (need > 0 && used + round_up(need, kIoAlignment) <= plan_.grid_bytes) sources_ = AlignedBuffer(need);
-    }
-    schedule_ = block_pair_schedule(blocks);
+    // The sources' array lives in what the grid plan reserved and the compact records left free.
+    const std::uint64_t used = round_up(n * grid_rs, kIoAlignment) + (buckets + 1) * sizeof(std::uint64_t);
+    allocate_sources(plan_.grid_bytes > used ? plan_.grid_bytes - used : 0);
     grid_ready_ = true;
+  }
+
+  // The on-disk grid (K = 1, no room for the edges; the plan's grid_window_bytes > 0; compact
+  // records only). One pass over the input checks every record and counts the buckets; then the
+  // grid file is written in slabs of two windows: each slab one more pass over the input, which
+  // places the records that fall in it (a thread owns every bucket in its share of the bucket
+  // groups, so a bucket keeps input order). With scratch checksums each window gets a crc32,
+  // checked when a superstep reads it back.
+  Status build_disk_grid() {
+    init_grid();
+    if (grid_layout_ == GridLayout::kFull) return Status{StatusCode::kInternal, "an on-disk grid needs block-local ids"};
+    const std::size_t rs = graph_.record_size();
+    const std::size_t grid_rs = grid_record_bytes_;
+    const std::uint64_t n = graph_.edges;
+    const std::size_t T = workers_.size();
+    const EdgeFileType type = graph_.type;
+    const GridBucketing bucket_of = bucketing_;
+    const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
+    const std::string input_name = "edge file " + input_file_.path();
+    {  // Check and count.
+      std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
+      std::vector<std::uint64_t> bad(T);
+      std::vector<Edge> bad_edges(T);
+      std::uint64_t seen = 0;
+      ES_ASSIGN_OR_RETURN(auto reader, open_input());
+      ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+        if (cancel_requested()) return cancelled();
+        const std::size_t m = run.size() / rs;
+        pool_->run(T, [&](std::size_t t, unsigned) {
+          bad[t] = UINT64_MAX;
+          std::uint64_t* count = counts[t].data();
+          for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+            const Edge e = decode_edge(run.data() + i * rs, type);
+            if (!edge_is_valid(e)) {
+              bad[t] = first + i;
+              bad_edges[t] = e;
+              return;
+            }
+            ++count[bucket_of(e.src, e.dst)];
+          }
+        });
+        for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
+          if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], P::kNonNegativeWeights);
+        }
+        seen += m;
+        return Status::ok();
+      }));
+      if (seen != n) {
+        return corruption(input_name + " ended after " + std::to_string(seen * rs) + " of " + std::to_string(n * rs) + " bytes");
+      }
+      place_buckets([&](std::uint64_t b) {
+        std::uint64_t sum = 0;
+        for (std::size_t t = 0; t < T; ++t) sum += counts[t][b];
+        return sum;
+      });
+    }
+    input_validated_ = true;
+
+    ES_RETURN_IF_ERROR(volumes_.create_scratch());
+    ES_ASSIGN_OR_RETURN(grid_file_, File::open_striped(volumes_.layout(StreamKind::kEdges, "edge_grid", 0), OpenMode::kCreate,
+                                                       plan_.io.direct));
+    grid_file_bytes_ = round_up(n * grid_rs, kIoAlignment);
+    grid_windows_ = AlignedBuffer(2 * plan_.grid_window_bytes);
+    grid_window_crc_.clear();
+    const std::uint64_t slab_records = grid_windows_.size() / grid_rs;
+    const std::uint64_t slabs = (n + slab_records - 1) / slab_records;
+    // More than one slab: stage the records by slab in one pass when the staging buffers (one per
+    // slab, in the slab buffer) hold at least one aligned block each; else one input pass per slab.
+    const std::size_t staged_record = 4 + grid_rs;
+    const std::uint64_t unit = std::lcm<std::uint64_t>(kIoAlignment, staged_record);
+    const std::uint64_t block = round_down(std::min<std::uint64_t>(grid_windows_.size() / slabs, plan_.reader_bytes), unit);
+    if (slabs > 1 && block >= unit) {
+      ES_RETURN_IF_ERROR(place_staged(slab_records, slabs, block));
+    } else {
+      for (std::uint64_t lo = 0; lo < n; lo += slab_records) {
+        ES_RETURN_IF_ERROR(place_from_input(lo, std::min(slab_records, n - lo)));
+        ES_RETURN_IF_ERROR(write_grid_slab(lo, std::min(slab_records, n - lo)));
+      }
+    }
+    grid_on_disk_ = true;
+    allocate_sources(round_up(grid_padded_vertices() * input_source_bytes(), kIoAlignment));
+    grid_ready_ = true;
+    return Status::ok();
+  }
+
+  Expected<std::unique_ptr<FramedReader>> open_input() {
+    return open_input_edges(graph_, input_file_, plan_.io, plan_.threads, parallel_for(), &stats_.input_io,
+                            &stats_.input_codec_io);
+  }
+
+  // Fills the slab buffer with the grid records [lo, lo + slab) in one pass over the input (checked
+  // already): every thread reads every record and places those of its buckets.
+  Status place_from_input(std::uint64_t lo, std::uint64_t slab) {
+    const std::size_t rs = graph_.record_size();
+    const std::size_t T = workers_.size();
+    const EdgeFileType type = graph_.type;
+    const GridBucketing bucket_of = bucketing_;
+    const std::uint32_t local_mask = (std::uint32_t{1} << plan_.grid_shift) - 1;
+    const bool local4 = grid_layout_ == GridLayout::kLocal4;
+    std::byte* out = grid_windows_.data();
+    std::vector<std::uint64_t> next = bucket_begin_;
+    ES_ASSIGN_OR_RETURN(auto reader, open_input());
+    return for_each_record_run(*reader, rs, "edge file " + input_file_.path(), [&](std::span<const std::byte> run, std::uint64_t) -> Status {
+      if (cancel_requested()) return cancelled();
+      const std::size_t m = run.size() / rs;
+      pool_->run(T, [&](std::size_t t, unsigned) {
+        std::uint64_t* cursor = next.data();
+        for (std::size_t i = 0; i < m; ++i) {
+          const Edge e = decode_edge(run.data() + i * rs, type);
+          const std::uint64_t b = bucket_of(e.src, e.dst);
+          if ((b >> 3) % T != t) continue;  // groups of 8 buckets: one cache line of cursors per owner
+          const std::uint64_t at = cursor[b]++ - lo;
+          if (at >= slab) continue;  // another slab's record
+          if (local4) {
+            encode_grid_record<GridLayout::kLocal4>(out + at * 4, e, local_mask);
+          } else {
+            encode_grid_record<GridLayout::kLocal8>(out + at * 8, e, local_mask);
+          }
+        }
+      });
+      return Status::ok();
+    });
+  }
+
+  // Writes the slab buffer's first `slab` records as the grid's records from `lo` on (padded with
+  // zeros to the I/O alignment), with a crc32 per window when scratch checksums are on.
+  Status write_grid_slab(std::uint64_t lo, std::uint64_t slab) {
+    const std::size_t grid_rs = grid_record_bytes_;
+    const std::uint64_t window = plan_.grid_window_bytes;
+    std::byte* out = grid_windows_.data();
+    const std::uint64_t bytes = round_up(slab * grid_rs, kIoAlignment);
+    std::memset(out + slab * grid_rs, 0, bytes - slab * grid_rs);
+    if (options_.scratch_checksums) {
+      for (std::uint64_t w = 0; w * window < bytes; ++w) {
+        grid_window_crc_.push_back(frame_crc(std::span<const std::byte>(out + w * window, std::min(window, bytes - w * window))));
+      }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    ES_RETURN_IF_ERROR(grid_file_.write_at(lo * grid_rs, std::span<const std::byte>(out, bytes)));
+    stats_.edges_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+    stats_.edges_io.bytes_written += bytes;
+    ++stats_.edges_io.requests;
+    return Status::ok();
+  }
+
+  // The grid in more than one slab, with two passes instead of one per slab: the input once more
+  // (one thread: records keep input order inside a bucket), each record with its place in its slab
+  // to that slab's region of a staging file, through one buffer of `block` bytes per slab (crc32
+  // per block); then each slab is filled from its region alone and written. The staging file is
+  // removed at the end.
+  Status place_staged(std::uint64_t slab_records, std::uint64_t slabs, std::uint64_t block) {
+    const std::size_t rs = graph_.record_size();
+    const std::size_t grid_rs = grid_record_bytes_;
+    const std::size_t staged_record = 4 + grid_rs;  // u32 place in the slab, then the grid record
+    const std::uint64_t n = graph_.edges;
+    const std::uint64_t region = round_up(slab_records * staged_record, kIoAlignment);
+    const EdgeFileType type = graph_.type;
+    const GridBucketing bucket_of = bucketing_;
+    const std::uint32_t local_mask = (std::uint32_t{1} << plan_.grid_shift) - 1;
+    const bool local4 = grid_layout_ == GridLayout::kLocal4;
+    ES_ASSIGN_OR_RETURN(File staging, File::open_striped(volumes_.layout(StreamKind::kEdges, "slab_staging", 1), OpenMode::kCreate,
+                                                         plan_.io.direct));
+    std::vector<std::uint64_t> filled(slabs, 0);   // bytes in slab j's buffer
+    std::vector<std::uint64_t> flushed(slabs, 0);  // bytes of slab j's region written
+    std::vector<std::vector<std::uint32_t>> block_crc(slabs);
+    std::byte* buffers = grid_windows_.data();
+    auto flush = [&](std::uint64_t j) -> Status {
+      std::byte* data = buffers + j * block;
+      const std::uint64_t bytes = round_up(filled[j], kIoAlignment);
+      std::memset(data + filled[j], 0, bytes - filled[j]);
+      if (options_.scratch_checksums) block_crc[j].push_back(frame_crc(std::span<const std::byte>(data, bytes)));
+      const auto start = std::chrono::steady_clock::now();
+      ES_RETURN_IF_ERROR(staging.write_at(j * region + flushed[j], std::span<const std::byte>(data, bytes)));
+      stats_.edges_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+      stats_.edges_io.bytes_written += bytes;
+      ++stats_.edges_io.requests;
+      flushed[j] += bytes;
+      filled[j] = 0;
+      return Status::ok();
+    };
+    {
+      std::vector<std::uint64_t> next = bucket_begin_;
+      ES_ASSIGN_OR_RETURN(auto reader, open_input());
+      ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + input_file_.path(), [&](std::span<const std::byte> run, std::uint64_t) -> Status {
+        if (cancel_requested()) return cancelled();
+        const std::size_t m = run.size() / rs;
+        for (std::size_t i = 0; i < m; ++i) {
+          const Edge e = decode_edge(run.data() + i * rs, type);
+          const std::uint64_t at = next[bucket_of(e.src, e.dst)]++;
+          const std::uint64_t j = at / slab_records;
+          const auto place = static_cast<std::uint32_t>(at - j * slab_records);
+          std::byte* to = buffers + j * block + filled[j];
+          std::memcpy(to, &place, 4);
+          if (local4) {
+            encode_grid_record<GridLayout::kLocal4>(to + 4, e, local_mask);
+          } else {
+            encode_grid_record<GridLayout::kLocal8>(to + 4, e, local_mask);
+          }
+          filled[j] += staged_record;
+          if (filled[j] == block) ES_RETURN_IF_ERROR(flush(j));  // block is a multiple of the record
+        }
+        return Status::ok();
+      }));
+      for (std::uint64_t j = 0; j < slabs; ++j) {
+        if (filled[j] > 0) ES_RETURN_IF_ERROR(flush(j));
+      }
+    }
+    // Each slab from its region: blocks read back (checked), records put in place in parallel.
+    AlignedBuffer in(block);
+    const std::size_t T = workers_.size();
+    for (std::uint64_t j = 0; j < slabs; ++j) {
+      if (cancel_requested()) return cancelled();
+      const std::uint64_t slab = std::min(slab_records, n - j * slab_records);
+      std::byte* out = grid_windows_.data();
+      std::uint64_t left = slab * staged_record;
+      for (std::uint64_t k = 0; left > 0; ++k) {
+        const std::uint64_t bytes = std::min(block, left);
+        const std::uint64_t offset = j * region + k * block;
+        const std::span<std::byte> into(in.data(), round_up(bytes, kIoAlignment));
+        const auto start = std::chrono::steady_clock::now();
+        ES_ASSIGN_OR_RETURN(const std::size_t got, staging.read_at(offset, into));
+        stats_.edges_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+        stats_.edges_io.bytes_read += got;
+        ++stats_.edges_io.requests;
+        if (got != into.size() || (options_.scratch_checksums && frame_crc(into) != block_crc[j][k])) {
+          return corruption("edge grid staging file " + staging.path() + ": " +
+                            (got != into.size() ? "short read" : std::string("checksum mismatch")) + " at byte offset " +
+                            std::to_string(offset) + " (" + std::to_string(into.size()) + " bytes; damaged scratch data)");
+        }
+        const std::uint64_t m = bytes / staged_record;
+        std::vector<std::uint8_t> bad(T, 0);
+        pool_->run(T, [&](std::size_t t, unsigned) {
+          for (std::uint64_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+            const std::byte* record = in.data() + i * staged_record;
+            std::uint32_t place;
+            std::memcpy(&place, record, 4);
+            if (place >= slab) {  // only a damaged file without checksums gets here
+              bad[t] = 1;
+              return;
+            }
+            std::memcpy(out + std::uint64_t{place} * grid_rs, record + 4, grid_rs);
+          }
+        });
+        if (std::count(bad.begin(), bad.end(), 1) > 0) {
+          return corruption("edge grid staging file " + staging.path() + ": a record's place lies outside its slab near byte offset " +
+                            std::to_string(offset) + " (damaged scratch data)");
+        }
+        left -= bytes;
+      }
+      ES_RETURN_IF_ERROR(write_grid_slab(j * slab_records, slab));
+    }
+    const std::string path = staging.path();
+    staging.close();
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);  // the scratch directory goes at the end of the run anyway
+    return Status::ok();
+  }
+
+  static constexpr std::size_t input_source_bytes() {
+    if constexpr (ProgramWithSource<P>) {
+      return sizeof(typename P::Source);
+    } else {
+      return 0;
+    }
   }
 
   // One superstep's scatter over the grid: round after round, the disjoint block pairs of a round
@@ -843,9 +1165,29 @@ class Engine {
   Status scatter_grid_as(std::uint32_t s, ScatterMode mode) {
     const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
     const unsigned shift = plan_.grid_shift;
+    [[maybe_unused]] const std::uint32_t local_mask = shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << shift) - 1;
     const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
     const EdgeFileType type = graph_.type;
+    // The records [window_lo, window_hi) are at grid: all of them in memory; one window of the
+    // on-disk grid at a time otherwise (the next one is read while this one is scattered).
     const std::byte* grid = grid_.data();
+    std::uint64_t window_lo = 0;
+    std::uint64_t window_hi = graph_.edges;
+    std::optional<GridWindowReader> windows;
+    auto next_window = [&]() -> Status {
+      if (!windows) return Status{StatusCode::kInternal, "edge grid: a task waits for records past the grid"};
+      ES_ASSIGN_OR_RETURN(const std::span<const std::byte> bytes, windows->next());
+      window_lo = window_hi;
+      window_hi = std::min<std::uint64_t>(graph_.edges, window_lo + bytes.size() / rs);
+      grid = bytes.data();
+      return Status::ok();
+    };
+    if (grid_on_disk_) {
+      windows.emplace(grid_file_, grid_file_bytes_, plan_.grid_window_bytes, std::span(grid_windows_.data(), grid_windows_.size()),
+                      std::span<const std::uint32_t>(grid_window_crc_), plan_.io, &edge_read_counters_);
+      window_hi = 0;
+      ES_RETURN_IF_ERROR(next_window());
+    }
     constexpr std::size_t kEmitsPerRecord = P::kMaxEmitsPerEdge * (kTwoWay ? 2 : 1);
     struct Progress {
       std::uint32_t cell = 0;      // index into the task's cell[]
@@ -878,6 +1220,9 @@ class Engine {
           Vertex* st = states();
           const std::uint32_t a = task.a;
           const std::uint32_t b = task.b;
+          const std::byte* const records = grid;  // record r at records + (r - lo) * rs
+          const std::uint64_t lo = window_lo;
+          const std::uint64_t hi = window_hi;
           auto emit = [&](VertexId target, const Update& u) {
             const std::uint32_t block = target >> shift;
             if (block == a || block == b) {
@@ -900,30 +1245,34 @@ class Engine {
               at.record = bucket_begin_[c << grid_bucket_bits_];
               at.started = true;
             }
-            const std::uint64_t end = bucket_begin_[(c + 1) << grid_bucket_bits_];
+            const std::uint64_t end = cell_end_[c];
             // Cell {x, y}, x <= y: its side-0 buckets hold edges y -> x, its side-1 buckets x -> y.
             const std::uint64_t side1 = bucket_begin_[(c << grid_bucket_bits_) | side_bucket];
             const std::uint32_t x = c == block_cell(b, b) ? b : a;
             const std::uint32_t y = c == block_cell(a, a) ? a : b;
             std::uint64_t r = at.record;
-            while (r < end) {
-              // Records that certainly fit in the buffer's free room (and lie on one side), then check again.
+            while (r < end && r < hi) {
+              // Records that certainly fit in the buffer's free room (and lie on one side and in
+              // the window), then check again.
               const std::uint64_t room = (capacity - k) / kEmitsPerRecord;
               if (room == 0) break;
-              const std::uint64_t stop = std::min(r < side1 ? side1 : end, r + room);
+              const std::uint64_t stop = std::min({r < side1 ? side1 : end, r + room, hi});
               [[maybe_unused]] const VertexId src_base = (r < side1 ? y : x) << shift;
               [[maybe_unused]] const VertexId dst_base = (r < side1 ? x : y) << shift;
-              for (; r < stop; ++r) {
+              const std::byte* record = records + (r - lo) * rs;
+              for (; r < stop; ++r, record += rs) {
                 Edge e;
                 if constexpr (kLayout == GridLayout::kFull) {
-                  e = decode_edge(grid + r * rs, type);
+                  e = decode_edge(record, type);
                 } else {
                   std::uint32_t local;
-                  std::memcpy(&local, grid + r * rs, 4);
-                  e.src = src_base + (local & 0xFFFFU);
-                  e.dst = dst_base + (local >> 16);
+                  std::memcpy(&local, record, 4);
+                  // Masked: even a damaged record (scratch checksums off) names vertices of the
+                  // task's two blocks, whose states exist (padded to whole blocks on disk).
+                  e.src = src_base + (local & local_mask);
+                  e.dst = dst_base + ((local >> 16) & local_mask);
                   e.weight = 1.0F;
-                  if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(&e.weight, grid + r * rs + 4, 4);
+                  if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(&e.weight, record + 4, 4);
                 }
                 if constexpr (kFromSources) {
                   const auto* src = reinterpret_cast<const typename P::Source*>(sources_.data());
@@ -939,7 +1288,7 @@ class Engine {
               }
             }
             at.record = r;
-            if (r < end) break;  // the buffer is full: continue after the barrier
+            if (r < end) break;  // the buffer is full or the window ends: continue after the barrier
           }
           w.emitted_count = k;
           w.changed += changed;
@@ -954,10 +1303,18 @@ class Engine {
         }
         if (buffered > 0) ES_RETURN_IF_ERROR(route_and_apply(s, /*count_emitted=*/true));
         unfinished.clear();
+        bool ready = false;  // some unfinished task can go on in the current window
         for (const std::size_t i : pending) {
-          if (progress[i].cell < round[i].cells) unfinished.push_back(i);
+          const Progress& at = progress[i];
+          if (at.cell >= round[i].cells) continue;
+          unfinished.push_back(i);
+          const std::uint64_t position = at.started ? at.record : bucket_begin_[round[i].cell[at.cell] << grid_bucket_bits_];
+          ready = ready || position < window_hi;
         }
         pending.swap(unfinished);
+        // Every task left waits for records past the window (on-disk grid only: in memory the
+        // window is the whole grid): move to the next one.
+        if (!pending.empty() && !ready) ES_RETURN_IF_ERROR(next_window());
       }
     }
     return Status::ok();
@@ -1180,10 +1537,19 @@ class Engine {
   AlignedBuffer grid_;         // the cached records grouped by block-pair cell (replaces edge_cache_)
   GridLayout grid_layout_ = GridLayout::kFull;
   AlignedBuffer sources_;      // ProgramWithSource: each vertex's Source for the current superstep (grid only)
-  std::vector<std::uint64_t> bucket_begin_;  // first record of each bucket (buckets + 1 entries)
+  std::vector<std::uint64_t> bucket_begin_;  // first record of each bucket (cells in schedule order)
+  std::vector<std::uint64_t> cell_end_;      // one past the last record of each cell
+  std::uint32_t grid_blocks_ = 1;
+  GridBucketing bucketing_;
   unsigned grid_bucket_bits_ = 1;            // buckets per cell = 1 << grid_bucket_bits_
+  std::size_t grid_record_bytes_ = 0;
   std::vector<std::vector<BlockTask>> schedule_;
   bool grid_ready_ = false;
+  bool grid_on_disk_ = false;                // the grid is in grid_file_ (K = 1 without room for the edges)
+  File grid_file_;
+  std::uint64_t grid_file_bytes_ = 0;        // the grid's records, padded to the I/O alignment
+  AlignedBuffer grid_windows_;               // two windows of plan_.grid_window_bytes
+  std::vector<std::uint32_t> grid_window_crc_;  // crc32 per window (scratch checksums)
   bool input_validated_ = false;           // every input record has been read and checked once
   std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
   std::uint64_t partition_ = 0;

@@ -43,6 +43,7 @@ struct EngineOptions {
   bool cache_edges = true;                             // keep the input in memory when K = 1 and it fits
   bool edge_grid = true;                               // and regroup it by block pairs (core/block_schedule.hpp)
   bool compact_grid = true;                            // grid records as block-local ids (--full_grid_records: off)
+  std::uint64_t grid_window = 64ULL << 20;             // largest window of the on-disk grid (--grid_window)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
   bool scratch_checksums = true;                       // frame + crc32 every scratch chunk, also with codec none

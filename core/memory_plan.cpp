@@ -23,6 +23,9 @@ constexpr std::uint64_t kCombinerSlots = 4096;
 // Allowance for what the plan cannot see exactly: allocator slack, thread stacks, small vectors.
 constexpr std::uint64_t kSlackBytes = 4 * kMiB;
 constexpr std::uint64_t kPerThreadSlackBytes = 512 * 1024;
+// Windows of the on-disk grid are whole MiB (at most options.grid_window, default 64 MiB: many tasks
+// of a round per window, and two leave room in small budgets); a smaller --grid_window is taken as is.
+constexpr std::uint64_t kMinGridWindow = kMiB;
 
 unsigned ceil_log2(std::uint64_t n) { return n <= 1 ? 0 : static_cast<unsigned>(std::bit_width(n - 1)); }
 
@@ -70,7 +73,8 @@ std::string MemoryPlan::describe() const {
   s << "budget " << mib(budget) << " = process baseline " << mib(baseline_bytes) << " + vertex state of one partition "
     << mib(state_bytes) << " + stream reader " << mib(reader_bytes) << " + stream writers " << mib(writer_bytes)
     << " + worker buffers " << mib(worker_bytes) << " + edges kept in memory " << mib(edge_cache_bytes)
-    << " + codec buffers " << mib(codec_bytes) << " + edge grid (while built) " << mib(grid_bytes)
+    << " + codec buffers " << mib(codec_bytes)
+    << (grid_window_bytes > 0 ? " + edge grid on disk (windows, counters) " : " + edge grid (while built) ") << mib(grid_bytes)
     << " (estimated peak " << mib(estimated_peak()) << ")";
   return s.str();
 }
@@ -198,6 +202,31 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       const std::uint64_t grid = input_bytes + (threads + 1) * grid_buckets(b32, grid_sub_bucket_bits(b32, shift)) * 8;
       if (options.edge_grid && plan.estimated_peak() + grid <= plan.budget) {
         plan.grid_bytes = grid;
+        plan.grid_shift = shift;
+      }
+    } else if (plan.partitions == 1 && options.edge_grid && options.compact_grid && input_bytes > 0) {
+      // No room for the edges: the grid of compact records goes to a scratch file once, and every
+      // superstep reads it back in windows (two: one scattered while the next is read). Only with
+      // block-local ids (blocks of at most 2^16 vertices): 4 or 8 bytes per edge instead of the
+      // input's 8 or 12, and records grouped by block pair, so the scatter hits the CPU cache.
+      const unsigned shift = grid_block_shift(vertices, plan.cache_shift, true);
+      const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
+      const auto b32 = static_cast<std::uint32_t>(blocks);
+      const std::uint64_t buckets = grid_buckets(b32, grid_sub_bucket_bits(b32, shift));
+      // Counters, cell ends, the sources and the states' padding to whole blocks.
+      const std::uint64_t padded = blocks << shift;
+      const std::uint64_t fixed = (threads + 2) * buckets * 8 + block_cells(b32) * 8 +
+                                  round_up(padded * input.source_bytes, kIoAlignment) +
+                                  round_up((padded - vertices) * input.vertex_bytes, kIoAlignment);
+      const std::uint64_t grid_file = round_up(input.edges * input.grid_record_bytes, kIoAlignment);
+      const std::uint64_t used = plan.estimated_peak() + fixed;
+      const std::uint64_t largest = std::max<std::uint64_t>(round_down(options.grid_window, kIoAlignment), kIoAlignment);
+      const std::uint64_t step = std::min(kMinGridWindow, largest);
+      if (shift <= kMaxLocalIdBits && used + 2 * step <= plan.budget) {
+        std::uint64_t window = round_down((plan.budget - used) / 2, step);
+        window = std::min({window, largest, round_up(grid_file, step)});
+        plan.grid_window_bytes = window;
+        plan.grid_bytes = fixed + 2 * window;
         plan.grid_shift = shift;
       }
     }

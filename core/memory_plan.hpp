@@ -27,6 +27,10 @@ struct MemoryPlanInput {
   // A compressed input (the .ini's codec=): raw bytes per frame; its reader decodes one stored and
   // one decoded frame per worker at a time (compress/graph_input.hpp). 0 = raw input.
   std::uint64_t input_frame_bytes = 0;
+  // The block grid's bytes per edge with block-local ids (4, or 8 with the weight; core/engine.hpp
+  // GridLayout) and the program's per-vertex Source (0 = none): what an on-disk grid costs.
+  std::size_t grid_record_bytes = 4;
+  std::size_t source_bytes = 0;
 };
 
 struct MemoryPlan {
@@ -52,7 +56,10 @@ struct MemoryPlan {
   // K = 1 with the edge cache: the block grid (core/block_schedule.hpp) is built from the cache, so
   // for a moment both are held: grid_bytes = the grid's copy of the records + its cell offsets and
   // per-thread counters. 0 = no grid (streamed from the cache in input order).
+  // K = 1 without room for the edges: the grid on disk (a scratch file of compact records, read in
+  // windows of grid_window_bytes): grid_bytes = two windows + the counters + the Source array.
   std::uint64_t grid_bytes = 0;
+  std::uint64_t grid_window_bytes = 0;  // > 0: the grid is on disk
   unsigned grid_shift = 0;              // vertices per grid block = 1 << grid_shift
   std::size_t grid_record_bytes = 0;    // bytes per edge in the built grid (set by the engine when it builds it)
   std::uint64_t estimated_peak() const {

@@ -1,15 +1,18 @@
-// The in-memory edge grid (K = 1, edges kept in memory; core/block_schedule.hpp): the round-robin
-// schedule covers every block pair exactly once with no block twice in a round; the engine gives
-// the same results on the grid as on the input-order path, identical for every thread count, also
-// when a program emits to vertices that are not an endpoint of the edge and the per-worker buffer
-// overflows again and again.
+// The edge grid (K = 1; core/block_schedule.hpp): the round-robin schedule covers every block pair
+// exactly once with no block twice in a round; the engine gives the same results on the grid as on
+// the input-order path, identical for every thread count, also when a program emits to vertices
+// that are not an endpoint of the edge and the per-worker buffer overflows again and again. The
+// on-disk grid (edges not in memory) gives the same bytes as the in-memory one whatever its
+// window, slab and thread counts; a damaged grid or staging file is corruption naming it.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <set>
 #include <vector>
 
 #include "core/block_schedule.hpp"
 #include "core/engine.hpp"
+#include "io/fault_injection.hpp"
 #include "tests/test_support.hpp"
 
 namespace {
@@ -57,13 +60,18 @@ TEST_CASE("block-pair schedule: every cell once, no block twice in a round", "[e
   CHECK(*cells.rbegin() == block_cells(30) - 1);
 }
 
-TEST_CASE("edge grid: same results as input order, identical for every thread count", "[edge_grid]") {
-  TempDir dir;
-  // A skewed graph (hot low ids) whose vertex count is not a multiple of the block size.
+// The skewed graph of the grid cases: hot low ids, a vertex count that is not a multiple of any
+// block size.
+std::filesystem::path skewed_graph(const std::filesystem::path& dir) {
   std::vector<Edge> edges = random_edges(30011, 200000, 5);
   for (std::size_t i = 0; i < edges.size(); i += 3) edges[i].src %= 97;
   for (std::size_t i = 0; i < edges.size(); i += 5) edges[i].dst %= 41;
-  const auto ini = write_graph(dir.path(), "g", edges, 30011);
+  return write_graph(dir, "g", edges, 30011);
+}
+
+TEST_CASE("edge grid: same results as input order, identical for every thread count", "[edge_grid]") {
+  TempDir dir;
+  const auto ini = skewed_graph(dir.path());
   for (const char* algo : {"pagerank", "bfs", "cc", "sssp", "degree_cnt", "scc", "mis", "mcst", "spmv", "bfs_forest",
                            "checkbip", "conductance"}) {
     INFO(algo);
@@ -97,6 +105,114 @@ TEST_CASE("edge grid: same results as input order, identical for every thread co
       CHECK(outputs[0] == outputs[1]);
     }
   }
+}
+
+TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the window, slabs and threads", "[edge_grid]") {
+  TempDir dir;
+  TempDir work;
+  const auto ini = skewed_graph(dir.path());
+  // 200000 edges: 800 KB of 4-byte grid records, 1.6 MB of 8-byte ones (programs reading weights).
+  // Variant 1: windows of 1-2 MiB, one slab. Variant 2: 256 KiB windows, so 2 (4-byte) or 4 (8-byte)
+  // slabs of 512 KiB, staged in one pass. Variant 3: 4 KiB windows, 8 KiB slabs: too many slabs to
+  // stage, one input pass per slab; one thread.
+  const std::vector<std::vector<std::string>> variants = {
+      {"-p", "2"},
+      {"-p", "2", "--no_edge_cache"},
+      {"-p", "2", "--no_edge_cache", "--grid_window", "256K"},
+      {"-p", "1", "--no_edge_cache", "--grid_window", "4K"},
+  };
+  for (const char* algo : {"pagerank", "bfs", "cc", "sssp", "degree_cnt", "scc", "mis", "mcst", "spmv", "bfs_forest",
+                           "checkbip", "conductance"}) {
+    INFO(algo);
+    const bool reads_weights = std::string(algo) == "sssp" || std::string(algo) == "mcst" || std::string(algo) == "spmv";
+    std::string outputs[4];
+    for (std::size_t variant = 0; variant < variants.size(); ++variant) {
+      INFO("variant " << variant);
+      std::vector<std::string> args = {"-g", ini.string(), "-b", algo, "--physical_memory", "1G", "--cpu_cache_size", "16K",
+                                       "--work_dir", work.path().string(), "--output", (dir / "out.txt").string(), "--verify"};
+      args.insert(args.end(), variants[variant].begin(), variants[variant].end());
+      const auto r = run_driver_in_process(args);
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      CHECK(stat_value(r.out, "CORE::CONFIG::PARTITIONS") == "1");
+      CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == "1");
+      CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RECORD_BYTES") == (reads_weights ? "8" : "4"));
+      CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == (variant == 0 ? "0" : "1"));
+      const std::string window = stat_value(r.out, "CORE::CONFIG::GRID_WINDOW_BYTES");
+      if (variant == 0) CHECK(window == "0");
+      if (variant == 1) CHECK(window == (reads_weights ? "2097152" : "1048576"));
+      if (variant == 2) CHECK(window == "262144");
+      if (variant == 3) CHECK(window == "4096");
+      if (variant > 0) CHECK(stat_value(r.out, "CORE::BYTES::EDGES_WRITTEN") != "0");  // the grid went to disk
+      CHECK(work.entries().empty());  // grid and staging files removed
+      outputs[variant] = slurp(dir / "out.txt");
+    }
+    // The same records in the same order and the same schedule: the same bytes, floats included.
+    CHECK(outputs[0] == outputs[1]);
+    CHECK(outputs[0] == outputs[2]);
+    CHECK(outputs[0] == outputs[3]);
+  }
+}
+
+// Flips `mask` into the byte at `offset` (from the end when negative) of the scratch file `name`
+// found under `dir`.
+void flip_scratch(const std::filesystem::path& dir, const std::string& name, long long offset, unsigned char mask) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.path().filename() != name) continue;
+    const auto size = static_cast<long long>(std::filesystem::file_size(entry.path()));
+    REQUIRE(flip_byte(entry.path(), static_cast<std::uint64_t>(offset < 0 ? size + offset : offset), mask));
+    return;
+  }
+  FAIL("no scratch file " << name << " under " << dir);
+}
+
+TEST_CASE("on-disk grid: a flipped byte in the grid or staging file is corruption naming it", "[edge_grid]") {
+  TempDir dir;
+  TempDir work;
+  const auto ini = skewed_graph(dir.path());
+  // 64 KiB windows: 13 windows of 4-byte records, 7 slabs staged in one pass.
+  auto run = [&](const std::string& file, long long offset, const std::vector<std::string>& extra) {
+    fault_injection::Rule flip;
+    flip.op = fault_injection::Op::kRead;
+    flip.path_contains = file;
+    flip.times = 1;  // at the file's first read: the flipped byte is read later
+    const std::filesystem::path scratch = work.path();
+    flip.on_hit = [scratch, file, offset] { flip_scratch(scratch, file, offset, 0x10); };
+    FaultGuard guard({flip});
+    std::vector<std::string> args = {"-g", ini.string(), "-b", "pagerank", "--pagerank::niters", "3", "-p", "2",
+                                     "--no_edge_cache", "--grid_window", "64K", "--work_dir", work.path().string(),
+                                     "--output", (dir / "out.txt").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ProcessResult r = run_driver_in_process(args);
+    CHECK(fault_injection::injected_count() == 1);
+    return r;
+  };
+  SECTION("grid file") {
+    // The top byte of the last record's destination id (the last window, read after the flip).
+    const ProcessResult r = run("edge_grid", 200000LL * 4 - 1, {});
+    INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
+    CHECK(r.exit_code == 1);
+    const auto lines = message_lines(r.err);
+    REQUIRE(lines.size() == 1);
+    CHECK_THAT(lines[0], Catch::Contains("edge grid file " + work.path().string()) && Catch::Contains("edge_grid") &&
+                             Catch::Contains("checksum mismatch in window 12") && Catch::Contains("byte offset 786432"));
+  }
+  SECTION("grid file without checksums: the damaged id stays inside its blocks, the run ends normally") {
+    const ProcessResult r = run("edge_grid", 200000LL * 4 - 1, {"--no_scratch_checksums"});
+    INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
+    CHECK(r.exit_code == 0);
+  }
+  SECTION("staging file") {
+    const ProcessResult r = run("slab_staging", -1, {});
+    INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
+    CHECK(r.exit_code == 1);
+    const auto lines = message_lines(r.err);
+    REQUIRE(lines.size() == 1);
+    CHECK_THAT(lines[0], Catch::Contains("edge grid staging file " + work.path().string()) &&
+                             Catch::Contains("checksum mismatch at byte offset"));
+  }
+  CHECK(work.entries().empty());
 }
 
 // Emits to the destination and to a vertex unrelated to the edge, for `supersteps` supersteps.
