@@ -31,7 +31,6 @@
 #include <memory>
 #include <numeric>
 #include <filesystem>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -101,6 +100,7 @@ class Engine {
     Status status = setup();
     stats_.setup_seconds = seconds_since(start);
     if (status.is_ok()) status = iterate(visit);
+    grid_reader_.reset();  // its read ahead finished and counted; before the grid file closes
     collect_io_counters();
     stats_.volumes = volumes_.stats();
     writers_[0].clear();
@@ -944,6 +944,10 @@ class Engine {
     }
     grid_on_disk_ = true;
     allocate_sources(round_up(grid_padded_vertices() * input_source_bytes(), kIoAlignment));
+    grid_reader_ = std::make_unique<GridWindowReader>(grid_file_, grid_file_bytes_, plan_.grid_window_bytes,
+                                                      std::span(grid_windows_.data(), grid_windows_.size()),
+                                                      std::span<const std::uint32_t>(grid_window_crc_), plan_.io,
+                                                      &edge_read_counters_);
     grid_ready_ = true;
     return Status::ok();
   }
@@ -1173,18 +1177,18 @@ class Engine {
     const std::byte* grid = grid_.data();
     std::uint64_t window_lo = 0;
     std::uint64_t window_hi = graph_.edges;
-    std::optional<GridWindowReader> windows;
     auto next_window = [&]() -> Status {
-      if (!windows) return Status{StatusCode::kInternal, "edge grid: a task waits for records past the grid"};
-      ES_ASSIGN_OR_RETURN(const std::span<const std::byte> bytes, windows->next());
+      if (!grid_on_disk_ || window_hi >= graph_.edges) {
+        return Status{StatusCode::kInternal, "edge grid: a task waits for records past the grid"};
+      }
+      ES_ASSIGN_OR_RETURN(const std::span<const std::byte> bytes, grid_reader_->next());
       window_lo = window_hi;
       window_hi = std::min<std::uint64_t>(graph_.edges, window_lo + bytes.size() / rs);
       grid = bytes.data();
       return Status::ok();
     };
     if (grid_on_disk_) {
-      windows.emplace(grid_file_, grid_file_bytes_, plan_.grid_window_bytes, std::span(grid_windows_.data(), grid_windows_.size()),
-                      std::span<const std::uint32_t>(grid_window_crc_), plan_.io, &edge_read_counters_);
+      ES_RETURN_IF_ERROR(grid_reader_->rewind());
       window_hi = 0;
       ES_RETURN_IF_ERROR(next_window());
     }
@@ -1572,6 +1576,8 @@ class Engine {
   IoCounters edge_read_counters_;
   IoCounters update_read_counters_;
   std::unique_ptr<CheckpointSession> checkpoint_;  // --checkpoint / --resume
+  // One pass over grid_file_ per superstep; last, so it goes before the buffers and counters it uses.
+  std::unique_ptr<GridWindowReader> grid_reader_;
 };
 
 /// Runs `program` on `graph` with `options`; `visit` receives the final states.

@@ -1,13 +1,13 @@
 // The on-disk grid's window reader; see grid_window_reader.hpp.
 #include "core/grid_window_reader.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
 
-#include "io/aligned_buffer.hpp"
-
 #include "compress/frame.hpp"
+#include "io/aligned_buffer.hpp"
 
 namespace edgestream {
 
@@ -23,23 +23,35 @@ GridWindowReader::GridWindowReader(const File& file, std::uint64_t file_bytes, s
       depth_(std::max(io.depth, 1U)),
       counters_(counters),
       windows_(window_bytes == 0 ? 0 : (file_bytes + window_bytes - 1) / window_bytes) {
-  if (windows_ > 0) pending_ = std::async(std::launch::async, [this] { return read_window(0); });
+  if (windows_ > 0) start(0);
 }
 
-GridWindowReader::~GridWindowReader() {
+GridWindowReader::~GridWindowReader() { drain(); }
+
+void GridWindowReader::flush_counters() {
+  counters_->bytes_read += read_bytes_.exchange(0);
+  counters_->requests += read_requests_.exchange(0);
+}
+
+void GridWindowReader::drain() {
   if (pending_.valid()) pending_.wait();
-  counters_->bytes_read += read_bytes_;
-  counters_->requests += read_requests_;
+  flush_counters();
 }
 
 std::uint64_t GridWindowReader::window_size(std::uint64_t w) const {
   return std::min(window_bytes_, file_bytes_ - w * window_bytes_);
 }
 
-Status GridWindowReader::read_lane(std::uint64_t w, unsigned lane, unsigned lanes) {
+void GridWindowReader::start(std::uint64_t w) {
+  pending_window_ = w;
+  pending_buffer_ = 1 - held_;
+  pending_ = std::async(std::launch::async, [this, w, b = pending_buffer_] { return read_window(w, b); });
+}
+
+Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned lane, unsigned lanes) {
   const std::uint64_t offset = w * window_bytes_;
   const std::uint64_t size = window_size(w);
-  std::byte* into = buffers_.data() + (w % 2) * window_bytes_;
+  std::byte* into = buffers_.data() + buffer * window_bytes_;
   for (std::uint64_t at = lane * chunk_; at < size; at += lanes * chunk_) {
     const std::span<std::byte> piece(into + at, std::min(chunk_, size - at));
     ES_ASSIGN_OR_RETURN(const std::size_t n, file_.read_at(offset + at, piece));
@@ -54,15 +66,15 @@ Status GridWindowReader::read_lane(std::uint64_t w, unsigned lane, unsigned lane
   return Status::ok();
 }
 
-Status GridWindowReader::read_window(std::uint64_t w) {
+Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
   const std::uint64_t offset = w * window_bytes_;
-  const std::span<std::byte> into = buffers_.subspan((w % 2) * window_bytes_, window_size(w));
+  const std::span<std::byte> into = buffers_.subspan(buffer * window_bytes_, window_size(w));
   const auto lanes = static_cast<unsigned>(std::min<std::uint64_t>(depth_, (into.size() + chunk_ - 1) / chunk_));
   std::vector<std::future<Status>> others;
   for (unsigned lane = 1; lane < lanes; ++lane) {
-    others.push_back(std::async(std::launch::async, [this, w, lane, lanes] { return read_lane(w, lane, lanes); }));
+    others.push_back(std::async(std::launch::async, [this, w, buffer, lane, lanes] { return read_lane(w, buffer, lane, lanes); }));
   }
-  Status status = read_lane(w, 0, lanes);
+  Status status = read_lane(w, buffer, 0, lanes);
   for (auto& other : others) {
     const Status s = other.get();
     if (status.is_ok()) status = s;
@@ -76,20 +88,27 @@ Status GridWindowReader::read_window(std::uint64_t w) {
   return Status::ok();
 }
 
+Status GridWindowReader::rewind() {
+  if (windows_ == 0 || (pending_.valid() && pending_window_ == 0)) return Status::ok();
+  if (pending_.valid()) (void)pending_.get();  // a window of the pass left early: not needed
+  start(0);
+  return Status::ok();
+}
+
 Expected<std::span<const std::byte>> GridWindowReader::next() {
-  if (next_ >= windows_ || !pending_.valid()) {
-    return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": window " + std::to_string(next_) +
-                                             " asked for, the grid has " + std::to_string(windows_)};
+  if (!pending_.valid()) {
+    return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": no window is being read"};
   }
-  const auto start = std::chrono::steady_clock::now();
+  const auto begin = std::chrono::steady_clock::now();
   const Status read = pending_.get();
   counters_->wait_ns += static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count());
+  flush_counters();
   ES_RETURN_IF_ERROR(read);
-  const std::uint64_t w = next_++;
-  // The other buffer held window w - 1, which the caller is done with.
-  if (next_ < windows_) pending_ = std::async(std::launch::async, [this, n = next_] { return read_window(n); });
-  return std::span<const std::byte>(buffers_.subspan((w % 2) * window_bytes_, window_size(w)));
+  const std::uint64_t w = pending_window_;
+  held_ = pending_buffer_;
+  start((w + 1) % windows_);  // into the other buffer, which held window w - 1: the caller is done with it
+  return std::span<const std::byte>(buffers_.subspan(held_ * window_bytes_, window_size(w)));
 }
 
 }  // namespace edgestream

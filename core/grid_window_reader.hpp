@@ -1,9 +1,9 @@
 // Reads the on-disk edge grid (K = 1 without room for the edges in memory; core/engine.hpp) front to
-// back in fixed-size windows: two buffers, the next window read (and its checksum checked) by a
-// background thread while the caller scatters the current one. A window is read in requests of
-// read_chunk bytes, io_depth of them in flight (one blocking reader thread each), so the device
-// sees the queue depth the user configured. The grid file is written once at
-// setup; a superstep asks for windows 0, 1, 2, ... in order, and may stop early.
+// back in fixed-size windows, pass after pass (one pass per superstep): two buffers, the next window
+// read (and its checksum checked) by a background thread while the caller scatters the current one;
+// after the last window of a pass, the first one of the next pass is read ahead. A window is read in
+// requests of read_chunk bytes, io_depth of them in flight (one blocking reader thread each), so the
+// device sees the queue depth the user configured.
 #pragma once
 
 #include <atomic>
@@ -20,11 +20,11 @@ namespace edgestream {
 
 class GridWindowReader {
  public:
-  /// `file` holds `file_bytes` (a multiple of 4096) in windows of `window_bytes` (a multiple of
+  /// `file` holds `file_bytes` (a multiple of 4096, > 0) in windows of `window_bytes` (a multiple of
   /// 4096; the last may be shorter). `buffers` (2 * window_bytes, 4096-aligned) receive them;
   /// `crcs` holds each window's crc32 (compress/frame.hpp frame_crc) or is empty (not checked).
   /// Requests are `io.read_chunk` bytes, `io.depth` at a time. Reads are counted in `counters`
-  /// (the caller's wait in wait_ns). All must outlive the reader.
+  /// (the caller's wait in wait_ns). All must outlive the reader. Starts reading window 0.
   GridWindowReader(const File& file, std::uint64_t file_bytes, std::uint64_t window_bytes, std::span<std::byte> buffers,
                    std::span<const std::uint32_t> crcs, const IoOptions& io, IoCounters* counters);
   GridWindowReader(const GridWindowReader&) = delete;
@@ -32,17 +32,24 @@ class GridWindowReader {
   /// Waits for a read still in flight (its buffer belongs to this reader's caller).
   ~GridWindowReader();
 
-  /// The number of windows.
+  /// The number of windows in a pass.
   std::uint64_t windows() const { return windows_; }
-  /// The next window's bytes (valid until the following call), and starts reading the one after.
-  /// Errors: a read error, a short file, a checksum mismatch (naming the file, window and offset);
-  /// asking past the last window is an internal error.
+  /// Starts a pass: the next next() returns window 0 (read ahead already when the previous pass
+  /// was read to its end; a pass left early has its read in flight finished and dropped).
+  Status rewind();
+  /// The next window's bytes (valid until the following call), and starts reading the one after
+  /// (window 0 after the last). Errors: a read error, a short file, a checksum mismatch (naming the
+  /// file, window and offset).
   Expected<std::span<const std::byte>> next();
+  /// Waits for the read in flight and adds every count to `counters`.
+  void drain();
 
  private:
-  Status read_window(std::uint64_t w);  // into buffer w % 2; runs on the background thread
-  Status read_lane(std::uint64_t w, unsigned lane, unsigned lanes);  // every lanes-th request of window w
+  void start(std::uint64_t w);  // window w into the buffer the caller does not hold
+  Status read_window(std::uint64_t w, unsigned buffer);  // runs on the background thread
+  Status read_lane(std::uint64_t w, unsigned buffer, unsigned lane, unsigned lanes);  // every lanes-th request
   std::uint64_t window_size(std::uint64_t w) const;
+  void flush_counters();
 
   const File& file_;
   std::uint64_t file_bytes_;
@@ -53,8 +60,10 @@ class GridWindowReader {
   unsigned depth_;
   IoCounters* counters_;
   std::uint64_t windows_;
-  std::uint64_t next_ = 0;      // the window next() returns
-  std::future<Status> pending_; // the read of window next_ (when started)
+  unsigned held_ = 1;               // the buffer whose window the caller holds (none yet: 1, so reads start in 0)
+  std::uint64_t pending_window_ = 0;
+  unsigned pending_buffer_ = 0;
+  std::future<Status> pending_;     // the read of pending_window_ into pending_buffer_
   std::atomic<std::uint64_t> read_requests_ = 0;
   std::atomic<std::uint64_t> read_bytes_ = 0;
 };

@@ -113,20 +113,22 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the windo
   const auto ini = skewed_graph(dir.path());
   // 200000 edges: 800 KB of 4-byte grid records, 1.6 MB of 8-byte ones (programs reading weights).
   // Variant 1: windows of 1-2 MiB, one slab. Variant 2: 256 KiB windows, so 2 (4-byte) or 4 (8-byte)
-  // slabs of 512 KiB, staged in one pass. Variant 3: 4 KiB windows, 8 KiB slabs: too many slabs to
-  // stage, one input pass per slab; one thread.
+  // slabs of 512 KiB, staged in one pass. Variant 3: 16 KiB windows, 32 KiB slabs: too many slabs
+  // to stage, one input pass per slab; one thread (three algorithms: 4- and 8-byte records, reverse
+  // edges).
   const std::vector<std::vector<std::string>> variants = {
       {"-p", "2"},
       {"-p", "2", "--no_edge_cache"},
       {"-p", "2", "--no_edge_cache", "--grid_window", "256K"},
-      {"-p", "1", "--no_edge_cache", "--grid_window", "4K"},
+      {"-p", "1", "--no_edge_cache", "--grid_window", "16K"},
   };
   for (const char* algo : {"pagerank", "bfs", "cc", "sssp", "degree_cnt", "scc", "mis", "mcst", "spmv", "bfs_forest",
                            "checkbip", "conductance"}) {
     INFO(algo);
     const bool reads_weights = std::string(algo) == "sssp" || std::string(algo) == "mcst" || std::string(algo) == "spmv";
     std::string outputs[4];
-    for (std::size_t variant = 0; variant < variants.size(); ++variant) {
+    const bool all_variants = std::string(algo) == "pagerank" || std::string(algo) == "sssp" || std::string(algo) == "scc";
+    for (std::size_t variant = 0; variant < (all_variants ? variants.size() : 3); ++variant) {
       INFO("variant " << variant);
       std::vector<std::string> args = {"-g", ini.string(), "-b", algo, "--physical_memory", "1G", "--cpu_cache_size", "16K",
                                        "--work_dir", work.path().string(), "--output", (dir / "out.txt").string(), "--verify"};
@@ -143,7 +145,7 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the windo
       if (variant == 0) CHECK(window == "0");
       if (variant == 1) CHECK(window == (reads_weights ? "2097152" : "1048576"));
       if (variant == 2) CHECK(window == "262144");
-      if (variant == 3) CHECK(window == "4096");
+      if (variant == 3) CHECK(window == "16384");
       if (variant > 0) CHECK(stat_value(r.out, "CORE::BYTES::EDGES_WRITTEN") != "0");  // the grid went to disk
       CHECK(work.entries().empty());  // grid and staging files removed
       outputs[variant] = slurp(dir / "out.txt");
@@ -151,7 +153,7 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the windo
     // The same records in the same order and the same schedule: the same bytes, floats included.
     CHECK(outputs[0] == outputs[1]);
     CHECK(outputs[0] == outputs[2]);
-    CHECK(outputs[0] == outputs[3]);
+    if (all_variants) CHECK(outputs[0] == outputs[3]);
   }
 }
 
@@ -250,7 +252,7 @@ struct RelayProgram {
 TEST_CASE("edge grid: updates to other vertices wait in a bounded buffer and all arrive", "[edge_grid]") {
   TempDir dir;
   const std::uint32_t V = 5003;
-  const std::vector<Edge> edges = random_edges(V, 30000, 9);
+  const std::vector<Edge> edges = random_edges(V, 8000, 9);
   const auto ini = write_graph(dir.path(), "g", edges, V);
   auto info = read_graph_ini(ini);
   REQUIRE(info.has_value());
