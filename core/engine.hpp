@@ -866,61 +866,15 @@ class Engine {
   }
 
   // The on-disk grid (K = 1, no room for the edges; the plan's grid_window_bytes > 0; compact
-  // records only). One pass over the input checks every record and counts the buckets; then the
-  // grid file is written in slabs of two windows: each slab one more pass over the input, which
-  // places the records that fall in it (a thread owns every bucket in its share of the bucket
-  // groups, so a bucket keeps input order). With scratch checksums each window gets a crc32,
-  // checked when a superstep reads it back.
+  // records only), written in slabs of two windows (the slab buffer is the two window buffers).
+  // A grid of one slab (or windows too small to stage through): one pass over the input checks
+  // every record and counts the buckets, then one pass per slab places its records
+  // (place_from_input). Otherwise one pass over the input does it all (build_staged).
   Status build_disk_grid() {
     init_grid();
     if (grid_layout_ == GridLayout::kFull) return Status{StatusCode::kInternal, "an on-disk grid needs block-local ids"};
-    const std::size_t rs = graph_.record_size();
-    const std::size_t grid_rs = grid_record_bytes_;
     const std::uint64_t n = graph_.edges;
-    const std::size_t T = workers_.size();
-    const EdgeFileType type = graph_.type;
-    const GridBucketing bucket_of = bucketing_;
-    const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
-    const std::string input_name = "edge file " + input_file_.path();
-    {  // Check and count.
-      std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
-      std::vector<std::uint64_t> bad(T);
-      std::vector<Edge> bad_edges(T);
-      std::uint64_t seen = 0;
-      ES_ASSIGN_OR_RETURN(auto reader, open_input());
-      ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
-        if (cancel_requested()) return cancelled();
-        const std::size_t m = run.size() / rs;
-        pool_->run(T, [&](std::size_t t, unsigned) {
-          bad[t] = UINT64_MAX;
-          std::uint64_t* count = counts[t].data();
-          for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
-            const Edge e = decode_edge(run.data() + i * rs, type);
-            if (!edge_is_valid(e)) {
-              bad[t] = first + i;
-              bad_edges[t] = e;
-              return;
-            }
-            ++count[bucket_of(e.src, e.dst)];
-          }
-        });
-        for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
-          if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], P::kNonNegativeWeights);
-        }
-        seen += m;
-        return Status::ok();
-      }));
-      if (seen != n) {
-        return corruption(input_name + " ended after " + std::to_string(seen * rs) + " of " + std::to_string(n * rs) + " bytes");
-      }
-      place_buckets([&](std::uint64_t b) {
-        std::uint64_t sum = 0;
-        for (std::size_t t = 0; t < T; ++t) sum += counts[t][b];
-        return sum;
-      });
-    }
-    input_validated_ = true;
-
+    const std::size_t grid_rs = grid_record_bytes_;
     ES_RETURN_IF_ERROR(volumes_.create_scratch());
     ES_ASSIGN_OR_RETURN(grid_file_, File::open_striped(volumes_.layout(StreamKind::kEdges, "edge_grid", 0), OpenMode::kCreate,
                                                        plan_.io.direct));
@@ -929,14 +883,13 @@ class Engine {
     grid_window_crc_.clear();
     const std::uint64_t slab_records = grid_windows_.size() / grid_rs;
     const std::uint64_t slabs = (n + slab_records - 1) / slab_records;
-    // More than one slab: stage the records by slab in one pass when the staging buffers (one per
-    // slab, in the slab buffer) hold at least one aligned block each; else one input pass per slab.
-    const std::size_t staged_record = 4 + grid_rs;
-    const std::uint64_t unit = std::lcm<std::uint64_t>(kIoAlignment, staged_record);
-    const std::uint64_t block = round_down(std::min<std::uint64_t>(grid_windows_.size() / slabs, plan_.reader_bytes), unit);
-    if (slabs > 1 && block >= unit) {
-      ES_RETURN_IF_ERROR(place_staged(slab_records, slabs, block));
+    const std::uint64_t groups = 2 * slabs;  // about half a slab each
+    const std::uint64_t unit = std::lcm<std::uint64_t>(kIoAlignment, 2 + grid_rs);  // whole staged records and pages
+    const std::uint64_t block = round_down(std::min<std::uint64_t>(grid_windows_.size() / groups, plan_.reader_bytes), unit);
+    if (slabs > 1 && block >= unit && grid_buckets(grid_blocks_, bucketing_.sub_bits) <= (std::uint64_t{1} << 16)) {
+      ES_RETURN_IF_ERROR(build_staged(slab_records, slabs, groups, block));
     } else {
+      ES_RETURN_IF_ERROR(check_and_count());
       for (std::uint64_t lo = 0; lo < n; lo += slab_records) {
         ES_RETURN_IF_ERROR(place_from_input(lo, std::min(slab_records, n - lo)));
         ES_RETURN_IF_ERROR(write_grid_slab(lo, std::min(slab_records, n - lo)));
@@ -952,9 +905,73 @@ class Engine {
     return Status::ok();
   }
 
+  // Checks every input record, in parallel (the first bad one reported), counting each bucket's
+  // records (counts[t][b] for task t); `stage(run, first, t, lo, hi)` (optional) also sees task t's
+  // records [lo, hi) of each run. Ends with the buckets placed (place_buckets).
+  template <typename Stage>
+  Status check_count_and(Stage&& stage) {
+    const std::size_t rs = graph_.record_size();
+    const std::uint64_t n = graph_.edges;
+    const std::size_t T = workers_.size();
+    const EdgeFileType type = graph_.type;
+    const GridBucketing bucket_of = bucketing_;
+    const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
+    const std::string input_name = "edge file " + input_file_.path();
+    std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
+    std::vector<std::uint64_t> bad(T);
+    std::vector<Edge> bad_edges(T);
+    std::uint64_t seen = 0;
+    ES_ASSIGN_OR_RETURN(auto reader, open_input());
+    ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+      if (cancel_requested()) return cancelled();
+      const std::size_t m = run.size() / rs;
+      pool_->run(T, [&](std::size_t t, unsigned) {
+        bad[t] = UINT64_MAX;
+        std::uint64_t* count = counts[t].data();
+        for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+          const Edge e = decode_edge(run.data() + i * rs, type);
+          if (!edge_is_valid(e)) {
+            bad[t] = first + i;
+            bad_edges[t] = e;
+            return;
+          }
+          ++count[bucket_of(e.src, e.dst)];
+        }
+      });
+      for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
+        if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], P::kNonNegativeWeights);
+      }
+      ES_RETURN_IF_ERROR(stage(run, first, counts));
+      seen += m;
+      return Status::ok();
+    }));
+    if (seen != n) {
+      return corruption(input_name + " ended after " + std::to_string(seen * rs) + " of " + std::to_string(n * rs) + " bytes");
+    }
+    place_buckets([&](std::uint64_t b) {
+      std::uint64_t sum = 0;
+      for (std::size_t t = 0; t < T; ++t) sum += counts[t][b];
+      return sum;
+    });
+    input_validated_ = true;
+    return Status::ok();
+  }
+
+  Status check_and_count() {
+    return check_count_and([](std::span<const std::byte>, std::uint64_t, const auto&) { return Status::ok(); });
+  }
+
   Expected<std::unique_ptr<FramedReader>> open_input() {
     return open_input_edges(graph_, input_file_, plan_.io, plan_.threads, parallel_for(), &stats_.input_io,
                             &stats_.input_codec_io);
+  }
+
+  // Which task places a bucket's records when every task reads every record: groups of 8 buckets
+  // (one cache line of cursors) round robin.
+  std::vector<std::uint8_t> bucket_owners() const {
+    std::vector<std::uint8_t> owner(grid_buckets(grid_blocks_, bucketing_.sub_bits));
+    for (std::size_t b = 0; b < owner.size(); ++b) owner[b] = static_cast<std::uint8_t>((b >> 3) % workers_.size());
+    return owner;
   }
 
   // Fills the slab buffer with the grid records [lo, lo + slab) in one pass over the input (checked
@@ -968,16 +985,18 @@ class Engine {
     const bool local4 = grid_layout_ == GridLayout::kLocal4;
     std::byte* out = grid_windows_.data();
     std::vector<std::uint64_t> next = bucket_begin_;
+    const std::vector<std::uint8_t> owners = bucket_owners();
     ES_ASSIGN_OR_RETURN(auto reader, open_input());
     return for_each_record_run(*reader, rs, "edge file " + input_file_.path(), [&](std::span<const std::byte> run, std::uint64_t) -> Status {
       if (cancel_requested()) return cancelled();
       const std::size_t m = run.size() / rs;
       pool_->run(T, [&](std::size_t t, unsigned) {
         std::uint64_t* cursor = next.data();
+        const std::uint8_t* owner = owners.data();
         for (std::size_t i = 0; i < m; ++i) {
           const Edge e = decode_edge(run.data() + i * rs, type);
           const std::uint64_t b = bucket_of(e.src, e.dst);
-          if ((b >> 3) % T != t) continue;  // groups of 8 buckets: one cache line of cursors per owner
+          if (owner[b] != t) continue;
           const std::uint64_t at = cursor[b]++ - lo;
           if (at >= slab) continue;  // another slab's record
           if (local4) {
@@ -1012,116 +1031,213 @@ class Engine {
     return Status::ok();
   }
 
-  // The grid in more than one slab, with two passes instead of one per slab: the input once more
-  // (one thread: records keep input order inside a bucket), each record with its place in its slab
-  // to that slab's region of a staging file, through one buffer of `block` bytes per slab (crc32
-  // per block); then each slab is filled from its region alone and written. The staging file is
+  // The grid in more than one slab from one pass over the input. Buckets, in schedule order, are
+  // cut into `groups` runs of about equal size (estimated from the first run of input records);
+  // while the pass checks and counts, every record goes, as (16-bit bucket, grid record) in input
+  // order, to its group's staging file (grid_group.G) through one buffer of `block` bytes per group
+  // (in the slab buffer; a crc32 per block). Then each slab is filled by scanning the groups whose
+  // records fall in it: a bucket's records take its places in input order. The staging files are
   // removed at the end.
-  Status place_staged(std::uint64_t slab_records, std::uint64_t slabs, std::uint64_t block) {
+  Status build_staged(std::uint64_t slab_records, std::uint64_t slabs, std::uint64_t groups, std::uint64_t block) {
     const std::size_t rs = graph_.record_size();
     const std::size_t grid_rs = grid_record_bytes_;
-    const std::size_t staged_record = 4 + grid_rs;  // u32 place in the slab, then the grid record
+    const std::size_t staged_record = 2 + grid_rs;
     const std::uint64_t n = graph_.edges;
-    const std::uint64_t region = round_up(slab_records * staged_record, kIoAlignment);
+    const std::size_t T = workers_.size();
     const EdgeFileType type = graph_.type;
     const GridBucketing bucket_of = bucketing_;
     const std::uint32_t local_mask = (std::uint32_t{1} << plan_.grid_shift) - 1;
     const bool local4 = grid_layout_ == GridLayout::kLocal4;
-    ES_ASSIGN_OR_RETURN(File staging, File::open_striped(volumes_.layout(StreamKind::kEdges, "slab_staging", 1), OpenMode::kCreate,
-                                                         plan_.io.direct));
-    std::vector<std::uint64_t> filled(slabs, 0);   // bytes in slab j's buffer
-    std::vector<std::uint64_t> flushed(slabs, 0);  // bytes of slab j's region written
-    std::vector<std::vector<std::uint32_t>> block_crc(slabs);
+    const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
+    // Buckets in schedule order (the grid's order).
+    std::vector<std::uint32_t> order;
+    order.reserve(buckets);
+    for (const std::vector<BlockTask>& round : schedule_) {
+      for (const BlockTask& task : round) {
+        for (std::uint32_t i = 0; i < task.cells; ++i) {
+          for (std::uint64_t b = task.cell[i] << grid_bucket_bits_; b < (task.cell[i] + 1) << grid_bucket_bits_; ++b) {
+            order.push_back(static_cast<std::uint32_t>(b));
+          }
+        }
+      }
+    }
+    std::vector<std::uint32_t> group_of(buckets, 0);
+    std::vector<std::uint8_t> bucket_owner(buckets, 0);  // the task that stages the bucket's group
+    const std::vector<std::uint8_t> place_owner = bucket_owners();
+    std::vector<File> files(groups);
+    for (std::uint64_t g = 0; g < groups; ++g) {
+      ES_ASSIGN_OR_RETURN(files[g], File::open_striped(volumes_.layout(StreamKind::kEdges, "grid_group." + std::to_string(g), g + 1),
+                                                       OpenMode::kCreate, plan_.io.direct));
+    }
+    struct alignas(64) Group {      // one cache line each: groups of different tasks share none
+      std::uint64_t filled = 0;     // bytes in the group's buffer
+      std::uint64_t flushed = 0;    // bytes of the group's file written
+      std::uint64_t staged = 0;     // records of the group
+    };
+    std::vector<Group> group(groups);
+    std::vector<std::vector<std::uint32_t>> block_crc(groups);
+    std::vector<IoCounters> written(T);
+    std::vector<Status> errors(T);
     std::byte* buffers = grid_windows_.data();
-    auto flush = [&](std::uint64_t j) -> Status {
-      std::byte* data = buffers + j * block;
-      const std::uint64_t bytes = round_up(filled[j], kIoAlignment);
-      std::memset(data + filled[j], 0, bytes - filled[j]);
-      if (options_.scratch_checksums) block_crc[j].push_back(frame_crc(std::span<const std::byte>(data, bytes)));
+    auto flush = [&](std::uint64_t g, std::size_t t) -> Status {
+      std::byte* data = buffers + g * block;
+      const std::uint64_t bytes = round_up(group[g].filled, kIoAlignment);
+      std::memset(data + group[g].filled, 0, bytes - group[g].filled);
+      if (options_.scratch_checksums) block_crc[g].push_back(frame_crc(std::span<const std::byte>(data, bytes)));
       const auto start = std::chrono::steady_clock::now();
-      ES_RETURN_IF_ERROR(staging.write_at(j * region + flushed[j], std::span<const std::byte>(data, bytes)));
-      stats_.edges_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
-      stats_.edges_io.bytes_written += bytes;
-      ++stats_.edges_io.requests;
-      flushed[j] += bytes;
-      filled[j] = 0;
+      ES_RETURN_IF_ERROR(files[g].write_at(group[g].flushed, std::span<const std::byte>(data, bytes)));
+      written[t].wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+      written[t].bytes_written += bytes;
+      ++written[t].requests;
+      group[g].flushed += bytes;
+      group[g].filled = 0;
       return Status::ok();
     };
-    {
-      std::vector<std::uint64_t> next = bucket_begin_;
-      ES_ASSIGN_OR_RETURN(auto reader, open_input());
-      ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + input_file_.path(), [&](std::span<const std::byte> run, std::uint64_t) -> Status {
-        if (cancel_requested()) return cancelled();
-        const std::size_t m = run.size() / rs;
-        for (std::size_t i = 0; i < m; ++i) {
-          const Edge e = decode_edge(run.data() + i * rs, type);
-          const std::uint64_t at = next[bucket_of(e.src, e.dst)]++;
-          const std::uint64_t j = at / slab_records;
-          const auto place = static_cast<std::uint32_t>(at - j * slab_records);
-          std::byte* to = buffers + j * block + filled[j];
-          std::memcpy(to, &place, 4);
-          if (local4) {
-            encode_grid_record<GridLayout::kLocal4>(to + 4, e, local_mask);
-          } else {
-            encode_grid_record<GridLayout::kLocal8>(to + 4, e, local_mask);
-          }
-          filled[j] += staged_record;
-          if (filled[j] == block) ES_RETURN_IF_ERROR(flush(j));  // block is a multiple of the record
+    std::vector<std::byte> run_staged;  // the current run's records as (bucket, grid record), in input order
+    bool grouped = false;
+    auto stage = [&](std::span<const std::byte> run, std::uint64_t, const std::vector<std::vector<std::uint64_t>>& counts) -> Status {
+      const std::size_t m = run.size() / rs;
+      if (!grouped) {  // the first run's counts estimate each bucket's share: equal shares per group
+        std::uint64_t sample = 0;
+        for (std::size_t t = 0; t < T; ++t) sample += std::accumulate(counts[t].begin(), counts[t].end(), std::uint64_t{0});
+        std::uint64_t so_far = 0;
+        for (const std::uint32_t b : order) {
+          group_of[b] = static_cast<std::uint32_t>(std::min<std::uint64_t>(groups - 1, so_far * groups / std::max<std::uint64_t>(sample, 1)));
+          bucket_owner[b] = static_cast<std::uint8_t>(group_of[b] % T);
+          for (std::size_t t = 0; t < T; ++t) so_far += counts[t][b];
         }
-        return Status::ok();
-      }));
-      for (std::uint64_t j = 0; j < slabs; ++j) {
-        if (filled[j] > 0) ES_RETURN_IF_ERROR(flush(j));
+        grouped = true;
       }
+      run_staged.resize(m * staged_record);
+      auto encode = [&]<GridLayout kLayout, std::size_t kInput>(std::size_t t) {
+        constexpr std::size_t kStaged = kLayout == GridLayout::kLocal4 ? 6 : 10;
+        for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+          const Edge e = decode_edge(run.data() + i * kInput, type);
+          const auto b = static_cast<std::uint16_t>(bucket_of(e.src, e.dst));
+          std::byte* to = run_staged.data() + i * kStaged;
+          std::memcpy(to, &b, 2);
+          encode_grid_record<kLayout>(to + 2, e, local_mask);
+        }
+      };
+      pool_->run(T, [&](std::size_t t, unsigned) {
+        if (!local4) return encode.template operator()<GridLayout::kLocal8, 12>(t);  // weights: 12-byte input
+        rs == 12 ? encode.template operator()<GridLayout::kLocal4, 12>(t) : encode.template operator()<GridLayout::kLocal4, 8>(t);
+      });
+      // Task t appends to the groups g with g % T == t, whose buckets it owns (constant record
+      // sizes: moves, not calls).
+      auto distribute = [&]<std::size_t kStaged>(std::size_t t) {
+        const std::uint32_t* group_index = group_of.data();
+        const std::uint8_t* owner = bucket_owner.data();
+        Group* groups_of_task = group.data();
+        const std::byte* from = run_staged.data();
+        for (std::size_t i = 0; i < m; ++i, from += kStaged) {
+          std::uint16_t b;
+          std::memcpy(&b, from, 2);
+          if (owner[b] != t) continue;
+          const std::uint32_t g = group_index[b];
+          Group& to = groups_of_task[g];
+          std::memcpy(buffers + g * block + to.filled, from, kStaged);
+          to.filled += kStaged;
+          ++to.staged;
+          if (to.filled == block) {  // block is a multiple of the record
+            errors[t] = flush(g, t);
+            if (!errors[t].is_ok()) return;
+          }
+        }
+      };
+      pool_->run(T, [&](std::size_t t, unsigned) {
+        local4 ? distribute.template operator()<6>(t) : distribute.template operator()<10>(t);
+      });
+      for (const Status& error : errors) ES_RETURN_IF_ERROR(error);
+      return Status::ok();
+    };
+    ES_RETURN_IF_ERROR(check_count_and(stage));
+    for (std::uint64_t g = 0; g < groups; ++g) {
+      if (group[g].filled > 0) ES_RETURN_IF_ERROR(flush(g, 0));
     }
-    // Each slab from its region: blocks read back (checked), records put in place in parallel.
+    for (const IoCounters& c : written) stats_.edges_io += c;
+
+    // The grid's records [first[g], end[g]) are group g's (groups are runs of buckets in grid order).
+    std::vector<std::uint64_t> first(groups, UINT64_MAX);
+    std::vector<std::uint64_t> end(groups, 0);
+    for (const std::uint32_t b : order) {
+      const std::uint32_t g = group_of[b];
+      const std::uint64_t c = b >> grid_bucket_bits_;
+      const std::uint64_t last = (b & ((std::uint64_t{1} << grid_bucket_bits_) - 1)) + 1 == (std::uint64_t{1} << grid_bucket_bits_)
+                                     ? cell_end_[c]
+                                     : bucket_begin_[b + 1];
+      first[g] = std::min(first[g], bucket_begin_[b]);
+      end[g] = std::max(end[g], last);
+    }
     AlignedBuffer in(block);
-    const std::size_t T = workers_.size();
+    std::vector<std::uint64_t> next(buckets);
+    std::vector<std::uint8_t> bad(T, 0);
     for (std::uint64_t j = 0; j < slabs; ++j) {
       if (cancel_requested()) return cancelled();
-      const std::uint64_t slab = std::min(slab_records, n - j * slab_records);
+      const std::uint64_t lo = j * slab_records;
+      const std::uint64_t slab = std::min(slab_records, n - lo);
       std::byte* out = grid_windows_.data();
-      std::uint64_t left = slab * staged_record;
-      for (std::uint64_t k = 0; left > 0; ++k) {
-        const std::uint64_t bytes = std::min(block, left);
-        const std::uint64_t offset = j * region + k * block;
-        const std::span<std::byte> into(in.data(), round_up(bytes, kIoAlignment));
-        const auto start = std::chrono::steady_clock::now();
-        ES_ASSIGN_OR_RETURN(const std::size_t got, staging.read_at(offset, into));
-        stats_.edges_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
-        stats_.edges_io.bytes_read += got;
-        ++stats_.edges_io.requests;
-        if (got != into.size() || (options_.scratch_checksums && frame_crc(into) != block_crc[j][k])) {
-          return corruption("edge grid staging file " + staging.path() + ": " +
-                            (got != into.size() ? "short read" : std::string("checksum mismatch")) + " at byte offset " +
-                            std::to_string(offset) + " (" + std::to_string(into.size()) + " bytes; damaged scratch data)");
+      for (std::uint64_t g = 0; g < groups; ++g) {
+        if (group[g].staged == 0 || end[g] <= lo || first[g] >= lo + slab) continue;  // nothing of g in this slab
+        for (const std::uint32_t b : order) {
+          if (group_of[b] == g) next[b] = bucket_begin_[b];
         }
-        const std::uint64_t m = bytes / staged_record;
-        std::vector<std::uint8_t> bad(T, 0);
-        pool_->run(T, [&](std::size_t t, unsigned) {
-          for (std::uint64_t i = m * t / T; i < m * (t + 1) / T; ++i) {
-            const std::byte* record = in.data() + i * staged_record;
-            std::uint32_t place;
-            std::memcpy(&place, record, 4);
-            if (place >= slab) {  // only a damaged file without checksums gets here
-              bad[t] = 1;
-              return;
-            }
-            std::memcpy(out + std::uint64_t{place} * grid_rs, record + 4, grid_rs);
+        std::uint64_t left = group[g].staged * staged_record;
+        for (std::uint64_t k = 0; left > 0; ++k) {
+          const std::uint64_t bytes = std::min(block, left);
+          const std::span<std::byte> into(in.data(), round_up(bytes, kIoAlignment));
+          const auto start = std::chrono::steady_clock::now();
+          ES_ASSIGN_OR_RETURN(const std::size_t got, files[g].read_at(k * block, into));
+          stats_.edges_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+          stats_.edges_io.bytes_read += got;
+          ++stats_.edges_io.requests;
+          if (got != into.size() || (options_.scratch_checksums && frame_crc(into) != block_crc[g][k])) {
+            return corruption("edge grid staging file " + files[g].path() + ": " +
+                              (got != into.size() ? "short read" : std::string("checksum mismatch")) + " at byte offset " +
+                              std::to_string(k * block) + " (" + std::to_string(into.size()) + " bytes; damaged scratch data)");
           }
-        });
-        if (std::count(bad.begin(), bad.end(), 1) > 0) {
-          return corruption("edge grid staging file " + staging.path() + ": a record's place lies outside its slab near byte offset " +
-                            std::to_string(offset) + " (damaged scratch data)");
+          const std::uint64_t m = bytes / staged_record;
+          // Task t places the records of its bucket groups (8 buckets: one cache line of cursors).
+          auto place = [&]<std::size_t kGrid>(std::size_t t) {
+            constexpr std::size_t kStaged = 2 + kGrid;
+            std::uint64_t* cursor = next.data();
+            const std::uint32_t* group_index = group_of.data();
+            const std::uint8_t* owner = place_owner.data();
+            const std::byte* record = in.data();
+            for (std::uint64_t i = 0; i < m; ++i, record += kStaged) {
+              std::uint16_t b;
+              std::memcpy(&b, record, 2);
+              if (b >= buckets) {  // only a damaged file without checksums gets here
+                bad[t] = 1;
+                return;
+              }
+              if (owner[b] != t) continue;
+              if (group_index[b] != g) {  // the same
+                bad[t] = 1;
+                return;
+              }
+              const std::uint64_t at = cursor[b]++ - lo;
+              if (at < slab) std::memcpy(out + at * kGrid, record + 2, kGrid);
+            }
+          };
+          pool_->run(T, [&](std::size_t t, unsigned) {
+            local4 ? place.template operator()<4>(t) : place.template operator()<8>(t);
+          });
+          if (std::count(bad.begin(), bad.end(), 1) > 0) {
+            return corruption("edge grid staging file " + files[g].path() + ": a record names a bucket of another group near byte offset " +
+                              std::to_string(k * block) + " (damaged scratch data)");
+          }
+          left -= bytes;
         }
-        left -= bytes;
       }
-      ES_RETURN_IF_ERROR(write_grid_slab(j * slab_records, slab));
+      ES_RETURN_IF_ERROR(write_grid_slab(lo, slab));
     }
-    const std::string path = staging.path();
-    staging.close();
-    std::error_code ignored;
-    std::filesystem::remove(path, ignored);  // the scratch directory goes at the end of the run anyway
+    for (File& file : files) {
+      const std::string path = file.path();
+      file.close();
+      std::error_code ignored;
+      std::filesystem::remove(path, ignored);  // the scratch directory goes at the end of the run anyway
+    }
     return Status::ok();
   }
 

@@ -213,11 +213,13 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
       const auto b32 = static_cast<std::uint32_t>(blocks);
       const std::uint64_t buckets = grid_buckets(b32, grid_sub_bucket_bits(b32, shift));
-      // Counters, cell ends, the sources and the states' padding to whole blocks.
+      // Counters, bucket order and groups, cell ends, the sources, the states' padding to whole
+      // blocks, and one run of staged records while the grid is built (engine.hpp build_staged).
       const std::uint64_t padded = blocks << shift;
-      const std::uint64_t fixed = (threads + 2) * buckets * 8 + block_cells(b32) * 8 +
+      const std::uint64_t fixed = (threads + 3) * buckets * 8 + block_cells(b32) * 8 +
                                   round_up(padded * input.source_bytes, kIoAlignment) +
-                                  round_up((padded - vertices) * input.vertex_bytes, kIoAlignment);
+                                  round_up((padded - vertices) * input.vertex_bytes, kIoAlignment) +
+                                  std::max<std::uint64_t>(plan.io.read_chunk, input.input_frame_bytes);
       const std::uint64_t grid_file = round_up(input.edges * input.grid_record_bytes, kIoAlignment);
       const std::uint64_t used = plan.estimated_peak() + fixed;
       const std::uint64_t largest = std::max<std::uint64_t>(round_down(options.grid_window, kIoAlignment), kIoAlignment);

@@ -173,17 +173,18 @@ TEST_CASE("on-disk grid: a flipped byte in the grid or staging file is corruptio
   TempDir dir;
   TempDir work;
   const auto ini = skewed_graph(dir.path());
-  // 64 KiB windows: 13 windows of 4-byte records, 7 slabs staged in one pass.
-  auto run = [&](const std::string& file, long long offset, const std::vector<std::string>& extra) {
+  // 64 KiB windows: 13 windows of 4-byte records (7 slabs: too many to stage through 128 KiB); 256
+  // KiB windows: 2 slabs, staged in 4 group files.
+  auto run = [&](const std::string& file, long long offset, const std::string& window, const std::vector<std::string>& extra) {
     fault_injection::Rule flip;
     flip.op = fault_injection::Op::kRead;
-    flip.path_contains = file;
+    flip.path_contains = file == "grid_group.1" ? std::string("grid_group.") : file;  // a group file's first read
     flip.times = 1;  // at the file's first read: the flipped byte is read later
     const std::filesystem::path scratch = work.path();
     flip.on_hit = [scratch, file, offset] { flip_scratch(scratch, file, offset, 0x10); };
     FaultGuard guard({flip});
     std::vector<std::string> args = {"-g", ini.string(), "-b", "pagerank", "--pagerank::niters", "3", "-p", "2",
-                                     "--no_edge_cache", "--grid_window", "64K", "--work_dir", work.path().string(),
+                                     "--no_edge_cache", "--grid_window", window, "--work_dir", work.path().string(),
                                      "--output", (dir / "out.txt").string()};
     args.insert(args.end(), extra.begin(), extra.end());
     ProcessResult r = run_driver_in_process(args);
@@ -192,7 +193,7 @@ TEST_CASE("on-disk grid: a flipped byte in the grid or staging file is corruptio
   };
   SECTION("grid file") {
     // The top byte of the last record's destination id (the last window, read after the flip).
-    const ProcessResult r = run("edge_grid", 200000LL * 4 - 1, {});
+    const ProcessResult r = run("edge_grid", 200000LL * 4 - 1, "64K", {});
     INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
     CHECK(r.exit_code == 1);
     const auto lines = message_lines(r.err);
@@ -201,12 +202,14 @@ TEST_CASE("on-disk grid: a flipped byte in the grid or staging file is corruptio
                              Catch::Contains("checksum mismatch in window 12") && Catch::Contains("byte offset 786432"));
   }
   SECTION("grid file without checksums: the damaged id stays inside its blocks, the run ends normally") {
-    const ProcessResult r = run("edge_grid", 200000LL * 4 - 1, {"--no_scratch_checksums"});
+    const ProcessResult r = run("edge_grid", 200000LL * 4 - 1, "64K", {"--no_scratch_checksums"});
     INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
     CHECK(r.exit_code == 0);
   }
   SECTION("staging file") {
-    const ProcessResult r = run("slab_staging", -1, {});
+    // Group 1's last byte (the zero padding of its last block, under the block's crc), flipped at
+    // the first read of any group file (group 0's, for slab 0): group 1 is read after it.
+    const ProcessResult r = run("grid_group.1", -1, "256K", {});
     INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
     CHECK(r.exit_code == 1);
     const auto lines = message_lines(r.err);
