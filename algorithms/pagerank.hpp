@@ -81,6 +81,7 @@ struct PageRankProgram {
   }
   static void combine(Update& into, const Update& from) { into.value += from.value; }
   bool done(const SuperstepStats& s) const { return s.superstep >= iterations; }
+  std::uint64_t planned_supersteps() const { return std::uint64_t{iterations} + 1; }  // + the degree count
 };
 
 /// The reference: `iterations` power iterations in double precision over the edge list.

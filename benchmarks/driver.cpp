@@ -70,6 +70,9 @@ po::options_description make_options() {
       ("no_edge_cache", "keep no edges in memory even when the budget could hold them (K = 1: the on-disk grid, "
                         "or with --no_edge_grid the input, is read every superstep)")
       ("no_edge_grid", "no block-pair grid: the edges in input order, in memory or streamed (for comparisons)")
+      ("disk_grid", po::value<std::string>()->default_value("auto"),
+       "K = 1 with edges that do not fit in memory: on = an on-disk grid, off = stream the input every superstep, "
+       "auto = the grid for programs with a known number of supersteps >= 6 (pagerank)")
       ("grid_window", po::value<std::string>()->default_value("64M"),
        "largest window of the on-disk grid (K = 1 when the edges do not fit; two windows are in memory)")
       ("full_grid_records", "store whole input records in the grid instead of block-local ids (for comparisons)")
@@ -346,6 +349,11 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   req.engine.cache_edges = vm.count("no_edge_cache") == 0;
   req.engine.edge_grid = vm.count("no_edge_grid") == 0;
   req.engine.compact_grid = vm.count("full_grid_records") == 0;
+  const std::string disk_grid = text(vm, "disk_grid");
+  if (disk_grid == "auto") req.engine.disk_grid = DiskGrid::kAuto;
+  else if (disk_grid == "on") req.engine.disk_grid = DiskGrid::kOn;
+  else if (disk_grid == "off") req.engine.disk_grid = DiskGrid::kOff;
+  else return invalid_argument("--disk_grid must be auto, on or off, got '" + disk_grid + "'");
   ES_ASSIGN_OR_RETURN(req.engine.grid_window, size_option(vm, "grid_window"));
   if (req.engine.grid_window < 4096 || req.engine.grid_window % 4096 != 0) {
     return invalid_argument("--grid_window must be a positive multiple of 4K, got " + std::to_string(req.engine.grid_window));

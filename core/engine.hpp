@@ -161,6 +161,7 @@ class Engine {
     input.input_frame_bytes = graph_.framed() ? graph_.frame_bytes : 0;  // a compressed input's decoding slots
     input.grid_record_bytes = graph_.type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? 8 : 4;
     input.source_bytes = input_source_bytes();
+    if constexpr (ProgramWithPlannedSupersteps<P>) input.planned_supersteps = program_.planned_supersteps();
     input.baseline_rss = current_rss_bytes();
     // Volumes (core/volume_set.hpp, docs/volumes.md): resolved (and the --*_disk placement checked)
     // before planning, because a stream striped over several volumes keeps each volume's depth in
@@ -884,9 +885,9 @@ class Engine {
     const std::uint64_t slab_records = grid_windows_.size() / grid_rs;
     const std::uint64_t slabs = (n + slab_records - 1) / slab_records;
     const std::uint64_t groups = 2 * slabs;  // about half a slab each
-    const std::uint64_t unit = std::lcm<std::uint64_t>(kIoAlignment, 2 + grid_rs);  // whole staged records and pages
+    const std::uint64_t unit = std::lcm<std::uint64_t>(kIoAlignment, 4 + grid_rs);  // whole staged records and pages
     const std::uint64_t block = round_down(std::min<std::uint64_t>(grid_windows_.size() / groups, plan_.reader_bytes), unit);
-    if (slabs > 1 && block >= unit && grid_buckets(grid_blocks_, bucketing_.sub_bits) <= (std::uint64_t{1} << 16)) {
+    if (slabs > 1 && block >= unit) {
       ES_RETURN_IF_ERROR(build_staged(slab_records, slabs, groups, block));
     } else {
       ES_RETURN_IF_ERROR(check_and_count());
@@ -1033,7 +1034,7 @@ class Engine {
 
   // The grid in more than one slab from one pass over the input. Buckets, in schedule order, are
   // cut into `groups` runs of about equal size (estimated from the first run of input records);
-  // while the pass checks and counts, every record goes, as (16-bit bucket, grid record) in input
+  // while the pass checks and counts, every record goes, as (32-bit bucket, grid record) in input
   // order, to its group's staging file (grid_group.G) through one buffer of `block` bytes per group
   // (in the slab buffer; a crc32 per block). Then each slab is filled by scanning the groups whose
   // records fall in it: a bucket's records take its places in input order. The staging files are
@@ -1041,7 +1042,7 @@ class Engine {
   Status build_staged(std::uint64_t slab_records, std::uint64_t slabs, std::uint64_t groups, std::uint64_t block) {
     const std::size_t rs = graph_.record_size();
     const std::size_t grid_rs = grid_record_bytes_;
-    const std::size_t staged_record = 2 + grid_rs;
+    const std::size_t staged_record = 4 + grid_rs;  // u32 bucket, then the grid record
     const std::uint64_t n = graph_.edges;
     const std::size_t T = workers_.size();
     const EdgeFileType type = graph_.type;
@@ -1110,13 +1111,13 @@ class Engine {
       }
       run_staged.resize(m * staged_record);
       auto encode = [&]<GridLayout kLayout, std::size_t kInput>(std::size_t t) {
-        constexpr std::size_t kStaged = kLayout == GridLayout::kLocal4 ? 6 : 10;
+        constexpr std::size_t kStaged = kLayout == GridLayout::kLocal4 ? 8 : 12;
         for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
           const Edge e = decode_edge(run.data() + i * kInput, type);
-          const auto b = static_cast<std::uint16_t>(bucket_of(e.src, e.dst));
+          const auto b = static_cast<std::uint32_t>(bucket_of(e.src, e.dst));
           std::byte* to = run_staged.data() + i * kStaged;
-          std::memcpy(to, &b, 2);
-          encode_grid_record<kLayout>(to + 2, e, local_mask);
+          std::memcpy(to, &b, 4);
+          encode_grid_record<kLayout>(to + 4, e, local_mask);
         }
       };
       pool_->run(T, [&](std::size_t t, unsigned) {
@@ -1131,8 +1132,8 @@ class Engine {
         Group* groups_of_task = group.data();
         const std::byte* from = run_staged.data();
         for (std::size_t i = 0; i < m; ++i, from += kStaged) {
-          std::uint16_t b;
-          std::memcpy(&b, from, 2);
+          std::uint32_t b;
+          std::memcpy(&b, from, 4);
           if (owner[b] != t) continue;
           const std::uint32_t g = group_index[b];
           Group& to = groups_of_task[g];
@@ -1146,7 +1147,7 @@ class Engine {
         }
       };
       pool_->run(T, [&](std::size_t t, unsigned) {
-        local4 ? distribute.template operator()<6>(t) : distribute.template operator()<10>(t);
+        local4 ? distribute.template operator()<8>(t) : distribute.template operator()<12>(t);
       });
       for (const Status& error : errors) ES_RETURN_IF_ERROR(error);
       return Status::ok();
@@ -1199,14 +1200,14 @@ class Engine {
           const std::uint64_t m = bytes / staged_record;
           // Task t places the records of its bucket groups (8 buckets: one cache line of cursors).
           auto place = [&]<std::size_t kGrid>(std::size_t t) {
-            constexpr std::size_t kStaged = 2 + kGrid;
+            constexpr std::size_t kStaged = 4 + kGrid;
             std::uint64_t* cursor = next.data();
             const std::uint32_t* group_index = group_of.data();
             const std::uint8_t* owner = place_owner.data();
             const std::byte* record = in.data();
             for (std::uint64_t i = 0; i < m; ++i, record += kStaged) {
-              std::uint16_t b;
-              std::memcpy(&b, record, 2);
+              std::uint32_t b;
+              std::memcpy(&b, record, 4);
               if (b >= buckets) {  // only a damaged file without checksums gets here
                 bad[t] = 1;
                 return;
@@ -1217,7 +1218,7 @@ class Engine {
                 return;
               }
               const std::uint64_t at = cursor[b]++ - lo;
-              if (at < slab) std::memcpy(out + at * kGrid, record + 2, kGrid);
+              if (at < slab) std::memcpy(out + at * kGrid, record + 4, kGrid);
             }
           };
           pool_->run(T, [&](std::size_t t, unsigned) {

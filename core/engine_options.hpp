@@ -28,6 +28,11 @@ struct VolumePlacement {
   long output = -1;    // --output_disk (validated only: --output is an explicit path)
 };
 
+/// Whether K = 1 keeps edges that do not fit in memory as an on-disk grid (--disk_grid): kAuto
+/// when the program announces enough supersteps to repay building it, kOn always, kOff never
+/// (the input is streamed every superstep).
+enum class DiskGrid : std::uint8_t { kAuto, kOn, kOff };
+
 struct EngineOptions {
   unsigned threads = 1;                                // -p
   std::uint64_t physical_memory = std::uint64_t{1} << 30;  // --physical_memory: peak RSS bound
@@ -44,6 +49,7 @@ struct EngineOptions {
   bool edge_grid = true;                               // and regroup it by block pairs (core/block_schedule.hpp)
   bool compact_grid = true;                            // grid records as block-local ids (--full_grid_records: off)
   std::uint64_t grid_window = 64ULL << 20;             // largest window of the on-disk grid (--grid_window)
+  DiskGrid disk_grid = DiskGrid::kAuto;                // --disk_grid
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
   bool scratch_checksums = true;                       // frame + crc32 every scratch chunk, also with codec none

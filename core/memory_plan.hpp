@@ -31,6 +31,7 @@ struct MemoryPlanInput {
   // GridLayout) and the program's per-vertex Source (0 = none): what an on-disk grid costs.
   std::size_t grid_record_bytes = 4;
   std::size_t source_bytes = 0;
+  std::uint64_t planned_supersteps = 0;  // known in advance (fixed iteration counts); 0 = not known
 };
 
 struct MemoryPlan {

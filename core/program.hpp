@@ -110,6 +110,14 @@ concept ProgramWithSource = requires(const P& p, const typename P::Vertex& v, co
   p.scatter_source(src, e, std::uint32_t{}, [](VertexId, const typename P::Update&) {});
 };
 
+/// True when P knows in advance how many supersteps it runs (the optional planned_supersteps();
+/// fixed iteration counts such as PageRank's). The plan uses it to decide whether building an
+/// on-disk grid pays off (core/memory_plan.cpp).
+template <typename P>
+concept ProgramWithPlannedSupersteps = requires(const P& p) {
+  { p.planned_supersteps() } -> std::convertible_to<std::uint64_t>;
+};
+
 /// True when P tells which vertices can emit in a superstep (the optional active()).
 template <typename P>
 concept ProgramWithActive = requires(const P& p, const typename P::Vertex& v) {

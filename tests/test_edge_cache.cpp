@@ -20,6 +20,7 @@ TEST_CASE("edges kept in memory: read once, same results as streaming from stora
                                        "--output", (dir / "out.txt").string(), "--verify", "--read_chunk", "64K",
                                        "--work_dir", dir.path().string()};
       if (cached != 1) args.push_back("--no_edge_cache");
+      if (cached == 2) args.insert(args.end(), {"--disk_grid", "on"});
       if (cached == 0) args.push_back("--no_edge_grid");
       const auto r = test::run_driver_in_process(args);
       INFO(r.err);

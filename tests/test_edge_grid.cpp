@@ -118,9 +118,9 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the windo
   // edges).
   const std::vector<std::vector<std::string>> variants = {
       {"-p", "2"},
-      {"-p", "2", "--no_edge_cache"},
-      {"-p", "2", "--no_edge_cache", "--grid_window", "256K"},
-      {"-p", "1", "--no_edge_cache", "--grid_window", "16K"},
+      {"-p", "2", "--no_edge_cache", "--disk_grid", "on"},
+      {"-p", "2", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "256K"},
+      {"-p", "1", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "16K"},
   };
   for (const char* algo : {"pagerank", "bfs", "cc", "sssp", "degree_cnt", "scc", "mis", "mcst", "spmv", "bfs_forest",
                            "checkbip", "conductance"}) {
@@ -157,6 +157,32 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the windo
   }
 }
 
+TEST_CASE("on-disk grid: --disk_grid auto builds it for programs that announce enough supersteps", "[edge_grid]") {
+  TempDir dir;
+  TempDir work;
+  const auto ini = skewed_graph(dir.path());
+  struct Case {
+    std::vector<std::string> args;
+    const char* on_disk;
+  };
+  // PageRank announces niters + 1 supersteps (auto: the grid from 6); bfs announces none.
+  for (const Case& c : {Case{{"-b", "pagerank", "--pagerank::niters", "5"}, "1"},
+                        Case{{"-b", "pagerank", "--pagerank::niters", "4"}, "0"},
+                        Case{{"-b", "bfs"}, "0"},
+                        Case{{"-b", "bfs", "--disk_grid", "on"}, "1"},
+                        Case{{"-b", "pagerank", "--pagerank::niters", "5", "--disk_grid", "off"}, "0"}}) {
+    std::vector<std::string> args = {"-g", ini.string(), "-p", "2", "--no_edge_cache", "--work_dir", work.path().string()};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = run_driver_in_process(args);
+    INFO(c.args[1] << " " << c.args.size() << " args\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == c.on_disk);
+  }
+  const auto bad = run_driver_in_process({"-g", ini.string(), "-b", "bfs", "--disk_grid", "sometimes"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--disk_grid must be auto, on or off"));
+}
+
 // Flips `mask` into the byte at `offset` (from the end when negative) of the scratch file `name`
 // found under `dir`.
 void flip_scratch(const std::filesystem::path& dir, const std::string& name, long long offset, unsigned char mask) {
@@ -184,7 +210,7 @@ TEST_CASE("on-disk grid: a flipped byte in the grid or staging file is corruptio
     flip.on_hit = [scratch, file, offset] { flip_scratch(scratch, file, offset, 0x10); };
     FaultGuard guard({flip});
     std::vector<std::string> args = {"-g", ini.string(), "-b", "pagerank", "--pagerank::niters", "3", "-p", "2",
-                                     "--no_edge_cache", "--grid_window", window, "--work_dir", work.path().string(),
+                                     "--no_edge_cache", "--disk_grid", "on", "--grid_window", window, "--work_dir", work.path().string(),
                                      "--output", (dir / "out.txt").string()};
     args.insert(args.end(), extra.begin(), extra.end());
     ProcessResult r = run_driver_in_process(args);

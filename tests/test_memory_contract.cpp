@@ -134,7 +134,8 @@ TEST_CASE("memory: the on-disk grid keeps peak RSS within --physical_memory", "[
   for (const std::string algorithm : {"bfs", "cc"}) {
     TempDir work;
     const ProcessResult r = run_tool("benchmark_driver", {"-g", ini.string(), "-b", algorithm, "--physical_memory", "128M",
-                                                          "-p", "2", "--work_dir", work.path().string()});
+                                                          "-p", "2", "--work_dir", work.path().string(),
+                                                          "--disk_grid", "on"});
     INFO("-b " << algorithm << "\nstdout: " << r.out << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(stat_value(r.out, "CORE::CONFIG::PARTITIONS") == "1");
