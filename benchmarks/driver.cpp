@@ -68,7 +68,7 @@ po::options_description make_options() {
       ("io_depth", po::value<std::string>()->default_value("4"), "requests in flight per stream")
       ("io_engine", po::value<std::string>()->default_value("uring"), "uring, or sync (pread/pwrite)")
       ("no_edge_cache", "keep no edges in memory even when the budget could hold them (K = 1: the on-disk grid, "
-                        "or with --no_edge_grid the input, is read every superstep)")
+                        "see --disk_grid, or the input is read every superstep)")
       ("no_edge_grid", "no block-pair grid: the edges in input order, in memory or streamed (for comparisons)")
       ("disk_grid", po::value<std::string>()->default_value("auto"),
        "K = 1 with edges that do not fit in memory: on = an on-disk grid, off = stream the input every superstep, "
