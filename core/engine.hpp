@@ -907,8 +907,8 @@ class Engine {
   }
 
   // Checks every input record, in parallel (the first bad one reported), counting each bucket's
-  // records (counts[t][b] for task t); `stage(run, first, t, lo, hi)` (optional) also sees task t's
-  // records [lo, hi) of each run. Ends with the buckets placed (place_buckets).
+  // records (counts[t][b] for task t); then `stage(run, first, counts)` sees each checked run of
+  // records (with the counts so far). Ends with the buckets placed (place_buckets).
   template <typename Stage>
   Status check_count_and(Stage&& stage) {
     const std::size_t rs = graph_.record_size();
