@@ -519,13 +519,20 @@ class Engine {
     return static_cast<std::uint64_t>(std::count(block_active_.begin(), block_active_.end(), 1));
   }
 
+  // One synchronous request on `counters`: its bytes, and the time since `start` as waiting.
+  static void count_request(IoCounters& counters, std::chrono::steady_clock::time_point start, std::uint64_t read,
+                            std::uint64_t written) {
+    counters.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+    counters.bytes_read += read;
+    counters.bytes_written += written;
+    ++counters.requests;
+  }
+
   Status load_partition(std::uint64_t p) {
     if (K_ == 1) return Status::ok();
     const auto start = std::chrono::steady_clock::now();
     ES_ASSIGN_OR_RETURN(const std::size_t n, vertex_file_.read_at(p * plan_.state_bytes, std::span(state_.data(), plan_.state_bytes)));
-    stats_.vertices_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
-    stats_.vertices_io.bytes_read += n;
-    ++stats_.vertices_io.requests;
+    count_request(stats_.vertices_io, start, n, 0);
     if (n != plan_.state_bytes) {
       return corruption("vertex state file " + vertex_file_.path() + " is short: partition " + std::to_string(p) +
                         " read " + std::to_string(n) + " of " + std::to_string(plan_.state_bytes) + " bytes");
@@ -548,9 +555,7 @@ class Engine {
       state_crc_[p] = frame_crc(std::span<const std::byte>(state_.data(), plan_.state_bytes));
     }
     ES_RETURN_IF_ERROR(vertex_file_.write_at(p * plan_.state_bytes, std::span<const std::byte>(state_.data(), plan_.state_bytes)));
-    stats_.vertices_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
-    stats_.vertices_io.bytes_written += plan_.state_bytes;
-    ++stats_.vertices_io.requests;
+    count_request(stats_.vertices_io, start, 0, plan_.state_bytes);
     return Status::ok();
   }
 
@@ -750,26 +755,41 @@ class Engine {
     stats_.plan.grid_record_bytes = grid_record_bytes_;
   }
 
-  // Gives every bucket its first record (bucket_begin_) and every cell its end (cell_end_), cells
-  // in schedule order; total(b) = the records of bucket b. Returns the number of records.
+  // Every bucket in the grid's order: cells as the schedule visits them (round by round, task by
+  // task), each cell's buckets in turn.
+  std::vector<std::uint32_t> grid_bucket_order() const {
+    std::vector<std::uint32_t> order;
+    order.reserve(grid_buckets(grid_blocks_, bucketing_.sub_bits));
+    for (const std::vector<BlockTask>& round : schedule_) {
+      for (const BlockTask& task : round) {
+        for (std::uint32_t i = 0; i < task.cells; ++i) {
+          for (std::uint64_t b = task.cell[i] << grid_bucket_bits_; b < (task.cell[i] + 1) << grid_bucket_bits_; ++b) {
+            order.push_back(static_cast<std::uint32_t>(b));
+          }
+        }
+      }
+    }
+    return order;
+  }
+
+  // Gives every bucket its first record (bucket_begin_) and every cell its end (cell_end_), in the
+  // grid's order; total(b) = the records of bucket b. Returns the number of records.
   template <typename Total>
   std::uint64_t place_buckets(Total&& total) {
     bucket_begin_.assign(grid_buckets(grid_blocks_, bucketing_.sub_bits), 0);
     cell_end_.assign(block_cells(grid_blocks_), 0);
     std::uint64_t next = 0;
-    for (const std::vector<BlockTask>& round : schedule_) {
-      for (const BlockTask& task : round) {
-        for (std::uint32_t i = 0; i < task.cells; ++i) {
-          const std::uint64_t c = task.cell[i];
-          for (std::uint64_t b = c << grid_bucket_bits_; b < (c + 1) << grid_bucket_bits_; ++b) {
-            bucket_begin_[b] = next;
-            next += total(b);
-          }
-          cell_end_[c] = next;
-        }
-      }
+    for (const std::uint32_t b : grid_bucket_order()) {
+      bucket_begin_[b] = next;
+      next += total(b);
+      cell_end_[b >> grid_bucket_bits_] = next;  // the cell's last bucket sets it last
     }
     return next;
+  }
+
+  // The block-local part of a vertex id (grid records hold two of them, scatter_grid_as masks with it).
+  std::uint32_t grid_local_mask() const {
+    return plan_.grid_shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << plan_.grid_shift) - 1;
   }
 
   // Vertices rounded up to whole grid blocks: the on-disk grid's states and sources cover them.
@@ -831,7 +851,7 @@ class Engine {
     const std::size_t grid_rs = grid_record_bytes_;
     grid_ = AlignedBuffer(n * grid_rs);
     std::byte* out = grid_.data();
-    const std::uint32_t local_mask = plan_.grid_shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << plan_.grid_shift) - 1;
+    const std::uint32_t local_mask = grid_local_mask();
     auto place = [&]<std::size_t kSize, GridLayout kLayout>(std::size_t t) {  // constant sizes: moves, not calls
       std::uint64_t* next = cursor[t].data();
       for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) {
@@ -982,7 +1002,7 @@ class Engine {
     const std::size_t T = workers_.size();
     const EdgeFileType type = graph_.type;
     const GridBucketing bucket_of = bucketing_;
-    const std::uint32_t local_mask = (std::uint32_t{1} << plan_.grid_shift) - 1;
+    const std::uint32_t local_mask = grid_local_mask();
     const bool local4 = grid_layout_ == GridLayout::kLocal4;
     std::byte* out = grid_windows_.data();
     std::vector<std::uint64_t> next = bucket_begin_;
@@ -1026,9 +1046,7 @@ class Engine {
     }
     const auto start = std::chrono::steady_clock::now();
     ES_RETURN_IF_ERROR(grid_file_.write_at(lo * grid_rs, std::span<const std::byte>(out, bytes)));
-    stats_.edges_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
-    stats_.edges_io.bytes_written += bytes;
-    ++stats_.edges_io.requests;
+    count_request(stats_.edges_io, start, 0, bytes);
     return Status::ok();
   }
 
@@ -1047,21 +1065,10 @@ class Engine {
     const std::size_t T = workers_.size();
     const EdgeFileType type = graph_.type;
     const GridBucketing bucket_of = bucketing_;
-    const std::uint32_t local_mask = (std::uint32_t{1} << plan_.grid_shift) - 1;
+    const std::uint32_t local_mask = grid_local_mask();
     const bool local4 = grid_layout_ == GridLayout::kLocal4;
     const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
-    // Buckets in schedule order (the grid's order).
-    std::vector<std::uint32_t> order;
-    order.reserve(buckets);
-    for (const std::vector<BlockTask>& round : schedule_) {
-      for (const BlockTask& task : round) {
-        for (std::uint32_t i = 0; i < task.cells; ++i) {
-          for (std::uint64_t b = task.cell[i] << grid_bucket_bits_; b < (task.cell[i] + 1) << grid_bucket_bits_; ++b) {
-            order.push_back(static_cast<std::uint32_t>(b));
-          }
-        }
-      }
-    }
+    const std::vector<std::uint32_t> order = grid_bucket_order();
     std::vector<std::uint32_t> group_of(buckets, 0);
     std::vector<std::uint8_t> bucket_owner(buckets, 0);  // the task that stages the bucket's group
     const std::vector<std::uint8_t> place_owner = bucket_owners();
@@ -1087,9 +1094,7 @@ class Engine {
       if (options_.scratch_checksums) block_crc[g].push_back(frame_crc(std::span<const std::byte>(data, bytes)));
       const auto start = std::chrono::steady_clock::now();
       ES_RETURN_IF_ERROR(files[g].write_at(group[g].flushed, std::span<const std::byte>(data, bytes)));
-      written[t].wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
-      written[t].bytes_written += bytes;
-      ++written[t].requests;
+      count_request(written[t], start, 0, bytes);
       group[g].flushed += bytes;
       group[g].filled = 0;
       return Status::ok();
@@ -1158,20 +1163,17 @@ class Engine {
     }
     for (const IoCounters& c : written) stats_.edges_io += c;
 
-    // The grid's records [first[g], end[g]) are group g's (groups are runs of buckets in grid order).
+    // The grid's records [first[g], end[g]) are group g's (groups are runs of buckets in grid
+    // order, so a bucket ends where the next one in that order begins).
     std::vector<std::uint64_t> first(groups, UINT64_MAX);
     std::vector<std::uint64_t> end(groups, 0);
-    for (const std::uint32_t b : order) {
-      const std::uint32_t g = group_of[b];
-      const std::uint64_t c = b >> grid_bucket_bits_;
-      const std::uint64_t last = (b & ((std::uint64_t{1} << grid_bucket_bits_) - 1)) + 1 == (std::uint64_t{1} << grid_bucket_bits_)
-                                     ? cell_end_[c]
-                                     : bucket_begin_[b + 1];
-      first[g] = std::min(first[g], bucket_begin_[b]);
-      end[g] = std::max(end[g], last);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const std::uint32_t g = group_of[order[i]];
+      first[g] = std::min(first[g], bucket_begin_[order[i]]);
+      end[g] = std::max(end[g], i + 1 < order.size() ? bucket_begin_[order[i + 1]] : n);
     }
     AlignedBuffer in(block);
-    std::vector<std::uint64_t> next(buckets);
+    std::vector<std::uint64_t> next;
     std::vector<std::uint8_t> bad(T, 0);
     for (std::uint64_t j = 0; j < slabs; ++j) {
       if (cancel_requested()) return cancelled();
@@ -1180,18 +1182,14 @@ class Engine {
       std::byte* out = grid_windows_.data();
       for (std::uint64_t g = 0; g < groups; ++g) {
         if (group[g].staged == 0 || end[g] <= lo || first[g] >= lo + slab) continue;  // nothing of g in this slab
-        for (const std::uint32_t b : order) {
-          if (group_of[b] == g) next[b] = bucket_begin_[b];
-        }
+        next = bucket_begin_;  // the scan below counts g's buckets from their first place
         std::uint64_t left = group[g].staged * staged_record;
         for (std::uint64_t k = 0; left > 0; ++k) {
           const std::uint64_t bytes = std::min(block, left);
           const std::span<std::byte> into(in.data(), round_up(bytes, kIoAlignment));
           const auto start = std::chrono::steady_clock::now();
           ES_ASSIGN_OR_RETURN(const std::size_t got, files[g].read_at(k * block, into));
-          stats_.edges_io.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
-          stats_.edges_io.bytes_read += got;
-          ++stats_.edges_io.requests;
+          count_request(stats_.edges_io, start, got, 0);
           if (got != into.size() || (options_.scratch_checksums && frame_crc(into) != block_crc[g][k])) {
             return corruption("edge grid staging file " + files[g].path() + ": " +
                               (got != into.size() ? "short read" : std::string("checksum mismatch")) + " at byte offset " +
@@ -1286,7 +1284,7 @@ class Engine {
   Status scatter_grid_as(std::uint32_t s, ScatterMode mode) {
     const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
     const unsigned shift = plan_.grid_shift;
-    [[maybe_unused]] const std::uint32_t local_mask = shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << shift) - 1;
+    [[maybe_unused]] const std::uint32_t local_mask = grid_local_mask();
     const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
     const EdgeFileType type = graph_.type;
     // The records [window_lo, window_hi) are at grid: all of them in memory; one window of the

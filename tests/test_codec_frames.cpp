@@ -5,8 +5,11 @@
 // see), a byte of an update stream and a byte of the vertex-state file are all reported, and
 // --no_scratch_checksums gives back the unframed format.
 #include <catch2/catch.hpp>
+
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,15 +70,6 @@ Expected<std::vector<std::byte>> read_back(const File& file, std::uint64_t store
   }
 }
 
-
-// Flips a byte `from_end` bytes before the end of the scratch file `name` found under `dir`.
-void flip_from_end(const fs::path& dir, const std::string& name, std::uint64_t from_end) {
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.path().filename() != name) continue;
-    REQUIRE(flip_byte(entry.path(), fs::file_size(entry.path()) - from_end, 0x10));
-    return;
-  }
-}
 
 }  // namespace
 
@@ -153,10 +147,14 @@ ProcessResult run_with_flip(const FrameGraph& g, const std::string& name, std::u
   flip.path_contains = name;
   flip.times = 1;
   const fs::path work = g.work.path();
-  flip.on_hit = [work, name, from_end] { flip_from_end(work, name, from_end); };
+  auto flipped = std::make_shared<std::atomic<bool>>(false);
+  flip.on_hit = [work, name, from_end, flipped] {
+    *flipped = flip_scratch_byte(work, name, -static_cast<long long>(from_end), 0x10);
+  };
   FaultGuard guard({flip});
   ProcessResult r = run_driver_in_process(g.args(extra));
   *hits = fi::injected_count();
+  REQUIRE((*hits == 0 || *flipped));  // the scratch file was found and damaged when the rule fired
   return r;
 }
 

@@ -87,6 +87,17 @@ bool flip_byte(const std::filesystem::path& path, std::uint64_t offset, unsigned
   return static_cast<bool>(f);
 }
 
+bool flip_scratch_byte(const std::filesystem::path& dir, const std::string& name, long long offset, unsigned char mask) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, error)) {
+    if (entry.path().filename() != name) continue;
+    const auto size = static_cast<long long>(std::filesystem::file_size(entry.path(), error));
+    const long long at = offset < 0 ? size + offset : offset;
+    return !error && at >= 0 && flip_byte(entry.path(), static_cast<std::uint64_t>(at), mask);
+  }
+  return false;
+}
+
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;

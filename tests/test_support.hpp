@@ -39,6 +39,11 @@ std::string slurp(const std::filesystem::path& path);
 /// file cannot be opened or is shorter. No Catch2 assertion inside: usable from fault callbacks.
 bool flip_byte(const std::filesystem::path& path, std::uint64_t offset, unsigned char mask);
 
+/// flip_byte on the file called `name` somewhere under `dir` (a run's scratch file), at `offset`,
+/// counted from the end when negative (-1: the last byte); false when there is no such file or
+/// the flip fails. No Catch2 assertion inside: fault callbacks run on the engine's I/O threads.
+bool flip_scratch_byte(const std::filesystem::path& dir, const std::string& name, long long offset, unsigned char mask);
+
 /// A fresh directory under the system temp dir (on the ext4 disk here, so O_DIRECT works),
 /// removed with its contents when destroyed.
 class TempDir {
