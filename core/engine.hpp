@@ -87,6 +87,11 @@ class Engine {
   using Entry = RoutedUpdate<Update>;
   static constexpr bool kReverse = kHasReverseEdges<P>;
   static constexpr bool kTwoWay = P::kUndirected || kReverse;  // every edge scattered twice
+  // route_and_apply groups updates by key with 1 + kExtraHistograms interleaved counter tables
+  // when there are at most kMaxInterleavedKeys keys (24 KiB per worker: with the offsets and the
+  // spill staging inside the memory plan's 64 KiB per-worker slack).
+  static constexpr std::size_t kExtraHistograms = 3;
+  static constexpr std::size_t kMaxInterleavedKeys = 2048;
   static_assert(!ProgramWithDirections<P> || kReverse, "directions() needs kReverseEdges");
   static_assert(sizeof(Entry) == sizeof(VertexId) + sizeof(Update), "an update must pack without padding");
 
@@ -132,6 +137,7 @@ class Engine {
     std::size_t emitted_count = 0;
     std::vector<Entry> routed;          // phase 2 output: emitted, grouped by key
     std::vector<std::uint32_t> offsets; // key -> first index in routed (keys + 1 entries)
+    std::vector<std::uint32_t> counts;  // kExtraHistograms more key counters (route_and_apply), or empty
     std::uint64_t bad_record = UINT64_MAX;
     Edge bad_edge{};
     std::uint64_t changed = 0;
@@ -183,6 +189,8 @@ class Engine {
     stats_.vertices = graph_.vertices;
     stats_.edges = graph_.edges;
     K_ = plan_.partitions;
+    // K > 1 edge streams: a weight the program never reads is not written and read back every superstep.
+    stream_type_ = graph_.type == EdgeFileType::kWeighted && !kProgramReadsWeights<P> ? EdgeFileType::kUnweighted : graph_.type;
     cache_keys_ = plan_.cache_partitions;
     keys_ = cache_keys_ + (K_ > 1 ? K_ : 0);
     if (keys_ >= UINT32_MAX / 2) return invalid_argument("too many partitions");
@@ -195,6 +203,7 @@ class Engine {
       w.emitted.resize(per_task);
       w.routed.resize(per_task);
       w.offsets.resize(keys_ + 1);
+      if (keys_ + 1 <= kMaxInterleavedKeys) w.counts.resize(kExtraHistograms * (keys_ + 1));
       if (K_ > 1) {
         w.combiner.resize(plan_.combiner_slots);
         w.staging.reserve(1024);
@@ -259,7 +268,8 @@ class Engine {
   // programs, reversed to its destination's; for reverse-edge programs, as is to its destination's
   // reverse stream). Each run of input records is scanned by one task per worker; task t appends to
   // the partitions q with q % T == t, so every stream gets its records in input order and the
-  // frames of compressed streams are compressed on all workers at once.
+  // frames of compressed streams are compressed on all workers at once. The streams hold records of
+  // stream_type_: without the weight (8 bytes, not 12) when the program never reads it.
   Status split_input() {
     std::vector<IoCounters> counters(K_);
     std::vector<std::unique_ptr<FramedWriter>> writers;
@@ -276,6 +286,8 @@ class Engine {
       }
     }
     const std::size_t rs = graph_.record_size();
+    const std::size_t stream_rs = edge_record_size(stream_type_);
+    const bool same_records = stream_type_ == graph_.type;
     const std::size_t T = std::min<std::uint64_t>(workers_.size(), K_);
     std::vector<std::uint64_t> bad(T);
     std::vector<Edge> bad_edges(T);
@@ -291,6 +303,7 @@ class Engine {
           FrameScratch& scratch = workers_[worker].frame_scratch;
           bad[t] = UINT64_MAX;
           std::byte reversed[12];
+          std::byte converted[12];
           auto mine = [&](std::uint64_t q) { return q % T == t; };
           for (std::size_t i = 0; i < n && errors[t].is_ok(); ++i) {
             const std::byte* record = run.data() + i * rs;
@@ -301,17 +314,20 @@ class Engine {
               break;
             }
             const std::uint64_t qs = plan_.partition_of(e.src);
-            if (mine(qs)) errors[t] = writers[qs]->append(std::span(record, rs), scratch);
+            const std::uint64_t qd = plan_.partition_of(e.dst);
+            if (!same_records) {
+              encode_edge(converted, e, stream_type_);
+              record = converted;
+            }
+            if (mine(qs)) errors[t] = writers[qs]->append(std::span(record, stream_rs), scratch);
             if constexpr (P::kUndirected) {
-              const std::uint64_t qd = plan_.partition_of(e.dst);
               if (mine(qd) && errors[t].is_ok()) {
-                encode_edge(reversed, Edge{e.dst, e.src, e.weight}, graph_.type);
-                errors[t] = writers[qd]->append(std::span<const std::byte>(reversed, rs), scratch);
+                encode_edge(reversed, Edge{e.dst, e.src, e.weight}, stream_type_);
+                errors[t] = writers[qd]->append(std::span<const std::byte>(reversed, stream_rs), scratch);
               }
             }
             if constexpr (kReverse) {
-              const std::uint64_t qd = plan_.partition_of(e.dst);
-              if (mine(qd) && errors[t].is_ok()) errors[t] = reverse_writers[qd]->append(std::span(record, rs), scratch);
+              if (mine(qd) && errors[t].is_ok()) errors[t] = reverse_writers[qd]->append(std::span(record, stream_rs), scratch);
             }
           }
         });
@@ -655,8 +671,9 @@ class Engine {
   // `bytes` of records, stored in `stored` bytes of `file` (a scratch stream is framed when the edge
   // codec is on or scratch checksums are; the input as its .ini says, compress/graph_input.hpp).
   Status scatter_stream(const File& file, std::uint64_t bytes, std::uint64_t stored, std::uint32_t s, ScatterMode mode) {
-    const std::size_t rs = graph_.record_size();
     const bool from_input = mode.from_input;
+    const EdgeFileType type = from_input ? graph_.type : stream_type_;
+    const std::size_t rs = edge_record_size(type);
     if (bytes == 0) return Status::ok();
     if (grid_ready_) return scatter_grid(s, mode);
     if (edges_cached_) {
@@ -665,7 +682,7 @@ class Engine {
       for (std::uint64_t offset = 0; offset < bytes; offset += run_bytes) {
         if (cancel_requested()) return cancelled();
         const std::uint64_t n = std::min(run_bytes, bytes - offset);
-        ES_RETURN_IF_ERROR(scatter_run(std::span<const std::byte>(edge_cache_.data() + offset, n), offset / rs, s,
+        ES_RETURN_IF_ERROR(scatter_run(std::span<const std::byte>(edge_cache_.data() + offset, n), type, offset / rs, s,
                                        mode, /*validate=*/false, /*scratch=*/nullptr));
       }
       return Status::ok();
@@ -679,7 +696,7 @@ class Engine {
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
-      return scatter_run(run, first, s, mode, /*validate=*/from_input, from_input ? nullptr : &file);
+      return scatter_run(run, type, first, s, mode, /*validate=*/from_input, from_input ? nullptr : &file);
     }));
     if (from_input) input_validated_ = true;  // every record was read and checked
     return Status::ok();
@@ -1439,18 +1456,17 @@ class Engine {
     return Status::ok();
   }
 
-  // Scatter of a run of whole edge records, in parallel steps of batch_records per task, in the
+  // Scatter of a run of whole edge records of `type`, in parallel steps of batch_records per task, in the
   // directions `mode` asks for; records are checked against the graph's rules when `validate`.
   // Records of a `scratch` edge stream are checked to lie in the current partition: with the `none`
   // codec those streams carry no checksum, and a damaged record must be reported as corruption, not
   // index outside the vertex array (reliability: one flipped byte on the device).
-  Status scatter_run(std::span<const std::byte> run, std::uint64_t first_record, std::uint32_t s, ScatterMode mode,
-                     bool validate, const File* scratch) {
-    const std::size_t rs = graph_.record_size();
+  Status scatter_run(std::span<const std::byte> run, EdgeFileType type, std::uint64_t first_record, std::uint32_t s,
+                     ScatterMode mode, bool validate, const File* scratch) {
+    const std::size_t rs = edge_record_size(type);
     const std::size_t n = run.size() / rs;
     const std::size_t T = workers_.size();
     const std::size_t step = plan_.batch_records * T;
-    const EdgeFileType type = graph_.type;
     for (std::size_t begin = 0; begin < n; begin += step) {
       const std::size_t count = std::min(step, n - begin);
       pool_->run(T, [&](std::size_t t, unsigned) {
@@ -1521,14 +1537,56 @@ class Engine {
     pool_->run(T, [&](std::size_t t, unsigned) {
       Worker& w = workers_[t];
       std::uint32_t* offsets = w.offsets.data();
-      std::fill(w.offsets.begin(), w.offsets.end(), 0U);
-      for (std::size_t i = 0; i < w.emitted_count; ++i) ++offsets[key_of(w.emitted[i].target) + 1];
-      for (std::size_t k = 1; k <= keys_; ++k) offsets[k] += offsets[k - 1];
-      // Place, advancing offsets[key]; afterwards offsets[key] is the end of the key's range.
-      for (std::size_t i = 0; i < w.emitted_count; ++i) {
-        const Entry& e = w.emitted[i];
-        w.routed[offsets[key_of(e.target)]++] = e;
+      const std::size_t n = w.emitted_count;
+      if (w.counts.empty()) {
+        std::fill(w.offsets.begin(), w.offsets.end(), 0U);
+        for (std::size_t i = 0; i < n; ++i) ++offsets[key_of(w.emitted[i].target) + 1];
+        for (std::size_t k = 1; k <= keys_; ++k) offsets[k] += offsets[k - 1];
+        // Place, advancing offsets[key]; afterwards offsets[key] is the end of the key's range.
+        for (std::size_t i = 0; i < n; ++i) {
+          const Entry& e = w.emitted[i];
+          w.routed[offsets[key_of(e.target)]++] = e;
+        }
+        return;
       }
+      // Few keys: consecutive updates often share one (skewed targets), and one counter per key
+      // would make every increment wait for the previous one's store. Update i uses table i % 4
+      // (offsets, then the three in counts); a key's range holds its table-0 updates, then its
+      // table-1 updates, ... each in emitted order (deterministic, like the single-table order).
+      static_assert(kExtraHistograms == 3, "four tables: offsets and three in counts");
+      std::uint32_t* table[4] = {offsets, w.counts.data(), w.counts.data() + keys_ + 1, w.counts.data() + 2 * (keys_ + 1)};
+      std::fill(w.offsets.begin(), w.offsets.end(), 0U);
+      std::fill(w.counts.begin(), w.counts.end(), 0U);
+      const std::size_t n4 = n / 4 * 4;
+      for (std::size_t i = 0; i < n4; i += 4) {
+        ++table[0][key_of(w.emitted[i].target)];
+        ++table[1][key_of(w.emitted[i + 1].target)];
+        ++table[2][key_of(w.emitted[i + 2].target)];
+        ++table[3][key_of(w.emitted[i + 3].target)];
+      }
+      for (std::size_t i = n4; i < n; ++i) ++table[i % 4][key_of(w.emitted[i].target)];
+      std::uint32_t running = 0;
+      for (std::size_t k = 0; k < keys_; ++k) {
+        for (std::uint32_t* t : table) {
+          const std::uint32_t c = t[k];
+          t[k] = running;
+          running += c;
+        }
+      }
+      auto place = [&](std::size_t i, std::uint32_t* t) {
+        const Entry& e = w.emitted[i];
+        w.routed[t[key_of(e.target)]++] = e;
+      };
+      for (std::size_t i = 0; i < n4; i += 4) {
+        place(i, table[0]);
+        place(i + 1, table[1]);
+        place(i + 2, table[2]);
+        place(i + 3, table[3]);
+      }
+      for (std::size_t i = n4; i < n; ++i) place(i, table[i % 4]);
+      // Table 3's counters now stand at the end of each key's range (its part comes last).
+      for (std::size_t k = 0; k < keys_; ++k) offsets[k] = table[3][k];
+      offsets[keys_] = static_cast<std::uint32_t>(n);
     });
     std::uint64_t emitted = 0;
     std::uint64_t local = 0;
@@ -1655,6 +1713,7 @@ class Engine {
   bool edges_cached_ = false;  // edge_cache_ holds every record (after the first superstep)
   AlignedBuffer grid_;         // the cached records grouped by block-pair cell (replaces edge_cache_)
   GridLayout grid_layout_ = GridLayout::kFull;
+  EdgeFileType stream_type_ = EdgeFileType::kWeighted;  // records of the K > 1 edge streams (split_input)
   AlignedBuffer sources_;      // ProgramWithSource: each vertex's Source for the current superstep (grid only)
   std::vector<std::uint64_t> bucket_begin_;  // first record of each bucket (cells in schedule order)
   std::vector<std::uint64_t> cell_end_;      // one past the last record of each cell

@@ -42,8 +42,9 @@
 //     // edge streams of inactive partitions, and a whole superstep when no vertex is active.
 //     bool active(const Vertex& state, std::uint32_t superstep) const;
 //     // Optional: false when scatter and scatter_reverse never read Edge::weight (default true).
-//     // The in-memory grid then keeps 4 bytes per edge (two block-local ids) instead of 8 (plus
-//     // the weight); such programs see weight 1 on every edge of the grid.
+//     // The grid (in memory or on disk) then keeps 4 bytes per edge (two block-local ids) instead
+//     // of 8 (plus the weight), and the K > 1 edge streams 8 bytes instead of 12 on a weighted
+//     // input; such programs see weight 1 on every edge of the grid and of those streams.
 //     static constexpr bool kReadsWeights = false;
 //     // Optional: the part of the source's state scatter reads, for programs whose scatter reads
 //     // nothing a gather of the same superstep changes. The in-memory grid then computes

@@ -129,8 +129,9 @@ struct FrameGraph {
   TempDir work;
   TempDir out_dir;
   fs::path ini = write_graph(graph_dir.path(), "r", random_edges(1 << 14, 200000, 33), 1 << 14);
+  std::string algorithm = "pagerank";
   std::vector<std::string> args(const std::vector<std::string>& extra) const {
-    std::vector<std::string> a{"-g", (graph_dir / "r").string(), "-b", "pagerank", "--pagerank::niters", "3", "-k", "4",
+    std::vector<std::string> a{"-g", (graph_dir / "r").string(), "-b", algorithm, "--pagerank::niters", "3", "-k", "4",
                                "--work_dir", work.path().string(), "--write_chunk", "64K", "--read_chunk", "64K",
                                "--io_depth", "1", "--io_engine", "sync", "--output", (out_dir / "out.txt").string()};
     a.insert(a.end(), extra.begin(), extra.end());
@@ -160,6 +161,8 @@ ProcessResult run_with_flip(const FrameGraph& g, const std::string& name, std::u
 
 TEST_CASE("codec_frames: a flipped weight byte in an edge stream is reported by default, unseen without checksums", "[codec_frames]") {
   FrameGraph g;
+  // sssp reads weights, so its edge streams keep them (pagerank's hold 8-byte records without).
+  g.algorithm = "sssp";
   // The last byte of the stream: the top byte of the last record's weight (an id range check
   // cannot see it; before framed none streams the run used the damaged weight).
   std::uint64_t hits = 0;
@@ -222,12 +225,27 @@ TEST_CASE("codec_frames: framed none streams give the same results as unframed o
   // Framed streams store one 32-byte header per frame besides the records (the device counters
   // hide it in the padding of the last aligned write, so the codec counters are checked).
   const auto value = [](const ProcessResult& r, const char* key) { return std::stoull(stat_value(r.out, key)); };
-  CHECK(value(framed, "CORE::COMPRESSION::EDGES::RAW_BYTES") == 200000 * 12);
+  CHECK(value(framed, "CORE::COMPRESSION::EDGES::RAW_BYTES") == 200000 * 8);  // pagerank never reads the weight
   const std::uint64_t headers =
       value(framed, "CORE::COMPRESSION::EDGES::STORED_BYTES") - value(framed, "CORE::COMPRESSION::EDGES::RAW_BYTES");
   CHECK(headers > 0);
   CHECK(headers % kFrameHeaderBytes == 0);
   CHECK(value(raw, "CORE::COMPRESSION::EDGES::STORED_BYTES") == 0);  // unframed: nothing went through frames
+}
+
+// K > 1 edge streams keep a weighted input's weight only for programs that read it: pagerank's
+// records are 8 bytes, sssp's 12; both verify against their in-memory references.
+TEST_CASE("codec_frames: edge streams drop the weight for programs that never read it", "[codec_frames]") {
+  for (const char* algorithm : {"pagerank", "sssp"}) {
+    FrameGraph g;
+    g.algorithm = algorithm;
+    const ProcessResult r = run_driver_in_process(g.args({"--verify"}));
+    INFO(algorithm << "\n" << r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Verification: PASS"));
+    const std::uint64_t record = std::string(algorithm) == "pagerank" ? 8 : 12;
+    CHECK(std::stoull(stat_value(r.out, "CORE::COMPRESSION::EDGES::RAW_BYTES")) == 200000 * record);
+  }
 }
 
 }  // namespace edgestream::test
