@@ -91,6 +91,7 @@ class Engine {
   // when there are at most kMaxInterleavedKeys keys (24 KiB per worker: with the offsets and the
   // spill staging inside the memory plan's 64 KiB per-worker slack).
   static constexpr std::size_t kExtraHistograms = 3;
+  static_assert(kExtraHistograms == 3, "route_and_apply steps 4 updates (tables) at a time: i % 4 is i & 3");
   static constexpr std::size_t kMaxInterleavedKeys = 2048;
   static_assert(!ProgramWithDirections<P> || kReverse, "directions() needs kReverseEdges");
   static_assert(sizeof(Entry) == sizeof(VertexId) + sizeof(Update), "an update must pack without padding");
@@ -136,7 +137,7 @@ class Engine {
     std::vector<Entry> emitted;         // phase 1 output
     std::size_t emitted_count = 0;
     std::vector<Entry> routed;          // phase 2 output: emitted, grouped by key
-    std::vector<std::uint32_t> offsets; // key -> first index in routed (keys + 1 entries)
+    std::vector<std::uint32_t> offsets; // keys + 1 entries; after routing, key -> end of its range in routed
     std::vector<std::uint32_t> counts;  // kExtraHistograms more key counters (route_and_apply), or empty
     std::uint64_t bad_record = UINT64_MAX;
     Edge bad_edge{};
@@ -165,7 +166,7 @@ class Engine {
     input.split_streams = kReverse ? 2 : 1;  // edges by source and by destination
     input.edges = graph_.edges;
     input.input_frame_bytes = graph_.framed() ? graph_.frame_bytes : 0;  // a compressed input's decoding slots
-    input.grid_record_bytes = graph_.type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? 8 : 4;
+    input.grid_record_bytes = program_edge_type() == EdgeFileType::kWeighted ? 8 : 4;
     input.source_bytes = input_source_bytes();
     if constexpr (ProgramWithPlannedSupersteps<P>) input.planned_supersteps = program_.planned_supersteps();
     input.baseline_rss = current_rss_bytes();
@@ -189,8 +190,6 @@ class Engine {
     stats_.vertices = graph_.vertices;
     stats_.edges = graph_.edges;
     K_ = plan_.partitions;
-    // K > 1 edge streams: a weight the program never reads is not written and read back every superstep.
-    stream_type_ = graph_.type == EdgeFileType::kWeighted && !kProgramReadsWeights<P> ? EdgeFileType::kUnweighted : graph_.type;
     cache_keys_ = plan_.cache_partitions;
     keys_ = cache_keys_ + (K_ > 1 ? K_ : 0);
     if (keys_ >= UINT32_MAX / 2) return invalid_argument("too many partitions");
@@ -256,6 +255,13 @@ class Engine {
     return Status::ok();
   }
 
+  // The records the program needs: the input's type, without a weight it never reads. Written to
+  // K > 1 edge streams (8 bytes instead of 12) and deciding the grid's 4- or 8-byte records.
+  EdgeFileType program_edge_type() const {
+    return graph_.type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? EdgeFileType::kWeighted
+                                                                              : EdgeFileType::kUnweighted;
+  }
+
   bool edge_is_valid(const Edge& e) const {
     if (e.src >= graph_.vertices || e.dst >= graph_.vertices) return false;
     if constexpr (P::kNonNegativeWeights) {
@@ -269,7 +275,7 @@ class Engine {
   // reverse stream). Each run of input records is scanned by one task per worker; task t appends to
   // the partitions q with q % T == t, so every stream gets its records in input order and the
   // frames of compressed streams are compressed on all workers at once. The streams hold records of
-  // stream_type_: without the weight (8 bytes, not 12) when the program never reads it.
+  // program_edge_type(): without the weight (8 bytes, not 12) when the program never reads it.
   Status split_input() {
     std::vector<IoCounters> counters(K_);
     std::vector<std::unique_ptr<FramedWriter>> writers;
@@ -286,8 +292,9 @@ class Engine {
       }
     }
     const std::size_t rs = graph_.record_size();
-    const std::size_t stream_rs = edge_record_size(stream_type_);
-    const bool same_records = stream_type_ == graph_.type;
+    const EdgeFileType stream_type = program_edge_type();
+    const std::size_t stream_rs = edge_record_size(stream_type);
+    const bool same_records = stream_type == graph_.type;
     const std::size_t T = std::min<std::uint64_t>(workers_.size(), K_);
     std::vector<std::uint64_t> bad(T);
     std::vector<Edge> bad_edges(T);
@@ -314,15 +321,15 @@ class Engine {
               break;
             }
             const std::uint64_t qs = plan_.partition_of(e.src);
-            const std::uint64_t qd = plan_.partition_of(e.dst);
+            [[maybe_unused]] const std::uint64_t qd = kTwoWay ? plan_.partition_of(e.dst) : 0;
             if (!same_records) {
-              encode_edge(converted, e, stream_type_);
+              encode_edge(converted, e, stream_type);
               record = converted;
             }
             if (mine(qs)) errors[t] = writers[qs]->append(std::span(record, stream_rs), scratch);
             if constexpr (P::kUndirected) {
               if (mine(qd) && errors[t].is_ok()) {
-                encode_edge(reversed, Edge{e.dst, e.src, e.weight}, stream_type_);
+                encode_edge(reversed, Edge{e.dst, e.src, e.weight}, stream_type);
                 errors[t] = writers[qd]->append(std::span<const std::byte>(reversed, stream_rs), scratch);
               }
             }
@@ -672,7 +679,7 @@ class Engine {
   // codec is on or scratch checksums are; the input as its .ini says, compress/graph_input.hpp).
   Status scatter_stream(const File& file, std::uint64_t bytes, std::uint64_t stored, std::uint32_t s, ScatterMode mode) {
     const bool from_input = mode.from_input;
-    const EdgeFileType type = from_input ? graph_.type : stream_type_;
+    const EdgeFileType type = from_input ? graph_.type : program_edge_type();
     const std::size_t rs = edge_record_size(type);
     if (bytes == 0) return Status::ok();
     if (grid_ready_) return scatter_grid(s, mode);
@@ -765,7 +772,7 @@ class Engine {
     // ids (the bucket tells the blocks), and the weight only for programs that read it.
     grid_layout_ = GridLayout::kFull;
     if (plan_.grid_shift <= kMaxLocalIdBits) {
-      grid_layout_ = graph_.type == EdgeFileType::kWeighted && kProgramReadsWeights<P> ? GridLayout::kLocal8 : GridLayout::kLocal4;
+      grid_layout_ = program_edge_type() == EdgeFileType::kWeighted ? GridLayout::kLocal8 : GridLayout::kLocal4;
     }
     if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
     grid_record_bytes_ = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : graph_.record_size();
@@ -1536,56 +1543,42 @@ class Engine {
     const std::size_t T = workers_.size();
     pool_->run(T, [&](std::size_t t, unsigned) {
       Worker& w = workers_[t];
+      // Update i is counted and placed through table i % tables: with few keys (counts allocated)
+      // four tables, since consecutive updates often share a key (skewed targets) and one counter
+      // per key would make every increment wait for the previous one's store. A key's range holds
+      // its table-0 updates, then its table-1 updates, ... each in emitted order (deterministic).
       std::uint32_t* offsets = w.offsets.data();
       const std::size_t n = w.emitted_count;
-      if (w.counts.empty()) {
-        std::fill(w.offsets.begin(), w.offsets.end(), 0U);
-        for (std::size_t i = 0; i < n; ++i) ++offsets[key_of(w.emitted[i].target) + 1];
-        for (std::size_t k = 1; k <= keys_; ++k) offsets[k] += offsets[k - 1];
-        // Place, advancing offsets[key]; afterwards offsets[key] is the end of the key's range.
-        for (std::size_t i = 0; i < n; ++i) {
-          const Entry& e = w.emitted[i];
-          w.routed[offsets[key_of(e.target)]++] = e;
-        }
-        return;
+      std::uint32_t* table[1 + kExtraHistograms] = {offsets};
+      std::size_t tables = 1;
+      if (!w.counts.empty()) {
+        for (std::size_t j = 0; j < kExtraHistograms; ++j) table[tables++] = w.counts.data() + j * (keys_ + 1);
       }
-      // Few keys: consecutive updates often share one (skewed targets), and one counter per key
-      // would make every increment wait for the previous one's store. Update i uses table i % 4
-      // (offsets, then the three in counts); a key's range holds its table-0 updates, then its
-      // table-1 updates, ... each in emitted order (deterministic, like the single-table order).
-      static_assert(kExtraHistograms == 3, "four tables: offsets and three in counts");
-      std::uint32_t* table[4] = {offsets, w.counts.data(), w.counts.data() + keys_ + 1, w.counts.data() + 2 * (keys_ + 1)};
+      const std::size_t mask = tables - 1;  // 1 or 4 tables
+      // The tables of updates 4j .. 4j + 3 (all the same one when there is one), for 4-wide steps.
+      std::uint32_t* const quad[4] = {table[0], table[1 & mask], table[2 & mask], table[3 & mask]};
+      const std::size_t n4 = n / 4 * 4;
       std::fill(w.offsets.begin(), w.offsets.end(), 0U);
       std::fill(w.counts.begin(), w.counts.end(), 0U);
-      const std::size_t n4 = n / 4 * 4;
       for (std::size_t i = 0; i < n4; i += 4) {
-        ++table[0][key_of(w.emitted[i].target)];
-        ++table[1][key_of(w.emitted[i + 1].target)];
-        ++table[2][key_of(w.emitted[i + 2].target)];
-        ++table[3][key_of(w.emitted[i + 3].target)];
+        for (std::size_t j = 0; j < 4; ++j) ++quad[j][key_of(w.emitted[i + j].target)];
       }
-      for (std::size_t i = n4; i < n; ++i) ++table[i % 4][key_of(w.emitted[i].target)];
-      std::uint32_t running = 0;
+      for (std::size_t i = n4; i < n; ++i) ++table[i & mask][key_of(w.emitted[i].target)];
+      std::uint32_t running = 0;  // counts -> each (key, table) part's first index, key-major
       for (std::size_t k = 0; k < keys_; ++k) {
-        for (std::uint32_t* t : table) {
-          const std::uint32_t c = t[k];
-          t[k] = running;
+        for (std::size_t j = 0; j < tables; ++j) {
+          const std::uint32_t c = table[j][k];
+          table[j][k] = running;
           running += c;
         }
       }
-      auto place = [&](std::size_t i, std::uint32_t* t) {
-        const Entry& e = w.emitted[i];
-        w.routed[t[key_of(e.target)]++] = e;
-      };
+      auto place = [&](std::size_t i, std::uint32_t* t) { w.routed[t[key_of(w.emitted[i].target)]++] = w.emitted[i]; };
       for (std::size_t i = 0; i < n4; i += 4) {
-        place(i, table[0]);
-        place(i + 1, table[1]);
-        place(i + 2, table[2]);
-        place(i + 3, table[3]);
+        for (std::size_t j = 0; j < 4; ++j) place(i + j, quad[j]);
       }
-      for (std::size_t i = n4; i < n; ++i) place(i, table[i % 4]);
-      // Table 3's counters now stand at the end of each key's range (its part comes last).
-      for (std::size_t k = 0; k < keys_; ++k) offsets[k] = table[3][k];
+      for (std::size_t i = n4; i < n; ++i) place(i, table[i & mask]);
+      // The last table's counters now stand at the end of each key's range: offsets[key] is that end.
+      for (std::size_t k = 0; k < keys_; ++k) offsets[k] = table[tables - 1][k];
       offsets[keys_] = static_cast<std::uint32_t>(n);
     });
     std::uint64_t emitted = 0;
@@ -1713,7 +1706,6 @@ class Engine {
   bool edges_cached_ = false;  // edge_cache_ holds every record (after the first superstep)
   AlignedBuffer grid_;         // the cached records grouped by block-pair cell (replaces edge_cache_)
   GridLayout grid_layout_ = GridLayout::kFull;
-  EdgeFileType stream_type_ = EdgeFileType::kWeighted;  // records of the K > 1 edge streams (split_input)
   AlignedBuffer sources_;      // ProgramWithSource: each vertex's Source for the current superstep (grid only)
   std::vector<std::uint64_t> bucket_begin_;  // first record of each bucket (cells in schedule order)
   std::vector<std::uint64_t> cell_end_;      // one past the last record of each cell

@@ -395,3 +395,36 @@ TEST_CASE("matrix: a tiny budget forces partitions and changes nothing", "[engin
     }
   }
 }
+
+// route_and_apply groups a batch's updates with four interleaved counter tables when there are at
+// most 2047 keys, with one table beyond. A tiny --cpu_cache_size gives 2^20 vertices per partition
+// 2048 cache partitions (> 2047 keys with the 2 streaming partitions): the one-table path; the
+// default gives few keys: the four-table path. cc's labels are exact, so the outputs must match byte
+// for byte; pagerank verifies against its reference on both paths.
+TEST_CASE("matrix: routing with one counter table (many keys) and with four (few keys) agree", "[engine]") {
+  static TempDir dir;
+  const std::uint64_t vertices = std::uint64_t{1} << 21;
+  const auto ini = write_graph(dir.path(), "wide", random_edges(vertices, 300000, 5), vertices);
+  for (const std::string algorithm : {"cc", "pagerank"}) {
+    std::string outputs[2];
+    std::uint64_t cache_partitions[2] = {0, 0};
+    const char* cache[2] = {"4K", "2M"};
+    for (int i = 0; i < 2; ++i) {
+      TempDir work;
+      TempDir out_dir;
+      const ProcessResult r = run_tool("benchmark_driver", {"-g", ini.string(), "-b", algorithm, "-p", "2", "-k", "2",
+                                                            "--pagerank::niters", "3", "--cpu_cache_size", cache[i],
+                                                            "--work_dir", work.path().string(), "--output",
+                                                            (out_dir / "out.txt").string(), "--verify"});
+      INFO("-b " << algorithm << " --cpu_cache_size " << cache[i] << "\nstdout: " << r.out << "\nstderr: " << r.err);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      cache_partitions[i] = std::stoull(stat_value(r.out, "CORE::CONFIG::CACHE_PARTITIONS"));
+      outputs[i] = slurp(out_dir / "out.txt");
+    }
+    INFO("-b " << algorithm);
+    CHECK(cache_partitions[0] + 2 > 2047);  // keys: cache partitions + streaming partitions
+    CHECK(cache_partitions[1] + 2 <= 2047);
+    if (algorithm == "cc") CHECK(outputs[0] == outputs[1]);
+  }
+}
