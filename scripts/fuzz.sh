@@ -5,6 +5,7 @@
 # leak, sanitizer report or timeout; the reproducer is left in $BUILD_DIR/fuzz-work/<name>/ and
 # named in the output (add it as a regression test).
 #   scripts/fuzz.sh [seconds per target, default 60] [target names...]
+# Targets run JOBS (default: the core count) at a time.
 # BUILD_DIR defaults to build-asan, the build scripts/sanitize.sh makes with clang, so CI compiles
 # the project once for the ASan test run and the fuzzers.
 set -euo pipefail
@@ -27,10 +28,10 @@ if ((${#targets[@]} == 0)); then
     targets+=("${name#fuzz_}")
   done
 fi
-summary=()
-failed=0
-for name in "${targets[@]}"; do
-  work="$build_dir/fuzz-work/$name"
+# One target per core at a time (libFuzzer runs one process per target here): each writes its
+# verdict to $work/result, printed below in target order.
+fuzz_one() {
+  local name="$1" work="$build_dir/fuzz-work/$1" rc runs corpus
   rm -rf "$work"
   mkdir -p "$work/corpus"
   if [ -d "fuzz/corpus/$name" ]; then
@@ -48,15 +49,35 @@ for name in "${targets[@]}"; do
   runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/log" | grep -o '[0-9]*$' | tail -1)"
   corpus="$(find "$work/corpus" -type f | wc -l)"
   if ((rc != 0)); then
-    failed=1
-    echo "fuzz_$name FAILED (exit $rc); last lines of $work/log:"
-    tail -40 "$work/log"
-    ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* 2>/dev/null || true
-    summary+=("fuzz_$name: FAILED (exit $rc) after ${runs:-?} executions")
+    echo "fuzz_$name: FAILED (exit $rc) after ${runs:-?} executions" >"$work/result"
   else
-    summary+=("fuzz_$name: ok, ${runs:-?} executions in $seconds s, corpus $corpus inputs")
+    echo "fuzz_$name: ok, ${runs:-?} executions in $seconds s, corpus $corpus inputs" >"$work/result"
+  fi
+}
+
+parallel="${JOBS:-$(nproc)}"
+running=0
+for name in "${targets[@]}"; do
+  fuzz_one "$name" &
+  running=$((running + 1))
+  if ((running >= parallel)); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+failed=0
+for name in "${targets[@]}"; do
+  work="$build_dir/fuzz-work/$name"
+  if ! grep -q ': ok,' "$work/result" 2>/dev/null; then
+    failed=1
+    echo "fuzz_$name FAILED; last lines of $work/log:"
+    tail -40 "$work/log" 2>/dev/null || true
+    ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* 2>/dev/null || true
   fi
 done
 echo "== fuzzing summary"
-printf '%s\n' "${summary[@]}"
+for name in "${targets[@]}"; do
+  cat "$build_dir/fuzz-work/$name/result" 2>/dev/null || echo "fuzz_$name: FAILED (no result)"
+done
 exit "$failed"

@@ -12,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
 jobs="${JOBS:-$(nproc)}"
+# Tests at a time: two per core, as scripts/test.sh (most tests wait on direct I/O part of the time).
+test_jobs="${TEST_JOBS:-$((2 * jobs))}"
 # Tags whose tests run several threads in one process (engine workers, routing, parallel frame
 # decoding, concurrent runs, fault injection under load). The others are single-threaded or only
 # spawn subprocesses, which the ASan run covers.
@@ -35,10 +37,10 @@ configure() {  # build_dir, then cmake arguments
 run_address() {
   local dir="${ASAN_BUILD_DIR:-build-asan}"
   if command -v clang++ >/dev/null; then
-    configure "$dir" -DEDGESTREAM_FUZZ=ON
+    configure "$dir" -DEDGESTREAM_FUZZ=ON -DEDGESTREAM_TEST_TAGS_ONLY=
   else
     echo "sanitize.sh: clang++ not found; GCC ASan+UBSan build (scripts/fuzz.sh will need clang)"
-    configure "$dir" -DEDGESTREAM_SANITIZE=address
+    configure "$dir" -DEDGESTREAM_SANITIZE=address -DEDGESTREAM_TEST_TAGS_ONLY=
   fi
   cmake --build "$dir" -j "$jobs" --target edgestream_tests
   # ASAN_TAGS (default: every CTest entry) narrows the run; what is left out is printed, never silent.
@@ -53,19 +55,20 @@ run_address() {
   (cd "$dir" &&
     ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-    ctest --output-on-failure -j "$jobs" --timeout 1800 "${filter[@]}")
+    ctest --output-on-failure -j "$test_jobs" --timeout 1800 "${filter[@]}")
 }
 
 run_thread() {
   local dir="${TSAN_BUILD_DIR:-build-tsan}"
-  configure "$dir" -DEDGESTREAM_SANITIZE=thread
+  # Only the test files with these tags are compiled (CMake's EDGESTREAM_TEST_TAGS_ONLY).
+  configure "$dir" -DEDGESTREAM_SANITIZE=thread "-DEDGESTREAM_TEST_TAGS_ONLY=$(echo $TSAN_TAGS | tr ' ' ';')"
   cmake --build "$dir" -j "$jobs" --target edgestream_tests
   local regex
   regex="^($(echo $TSAN_TAGS | tr ' ' '|'))\$"
   echo "== TSan: tags $TSAN_TAGS ($dir)"
   (cd "$dir" &&
     TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/../scripts/tsan.supp" \
-    ctest --output-on-failure -j "$jobs" --timeout 1800 -R "$regex")
+    ctest --output-on-failure -j "$test_jobs" --timeout 1800 -R "$regex")
 }
 
 case "$what" in
