@@ -1,11 +1,10 @@
 // Frame encoding and checking (the layout is in frame.hpp).
 #include "compress/frame.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cstring>
 
+#include "compress/crc32.hpp"
 #include "compress/none_codec.hpp"
 
 namespace edgestream {
@@ -30,18 +29,7 @@ std::uint64_t get64(const std::byte* p) {
 
 }  // namespace
 
-std::uint32_t frame_crc(std::span<const std::byte> bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  const auto* p = reinterpret_cast<const Bytef*>(bytes.data());
-  std::size_t left = bytes.size();
-  while (left > 0) {  // crc32 takes uInt lengths
-    const uInt n = static_cast<uInt>(std::min<std::size_t>(left, 1U << 30));
-    crc = crc32(crc, p, n);
-    p += n;
-    left -= n;
-  }
-  return static_cast<std::uint32_t>(crc);
-}
+std::uint32_t frame_crc(std::span<const std::byte> bytes) { return crc32_update(0, bytes); }
 
 namespace {
 

@@ -36,7 +36,7 @@ struct FrameHeader {
   std::uint32_t payload_crc = 0;
 };
 
-/// zlib's crc32 of `bytes`.
+/// zlib's crc32 of `bytes` (computed by crc32_update, compress/crc32.hpp).
 std::uint32_t frame_crc(std::span<const std::byte> bytes);
 
 /// Largest frame (header + payload) `codec` produces for a chunk of `raw_length` bytes.

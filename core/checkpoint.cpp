@@ -17,6 +17,7 @@
 #include <sstream>
 #include <utility>
 
+#include "compress/crc32.hpp"
 #include "io/aligned_buffer.hpp"
 #include "io/fault_injection.hpp"
 
@@ -30,15 +31,6 @@ constexpr std::uint64_t kHeaderBytes = 32;
 constexpr std::uint64_t kTrailerBytes = 16;
 constexpr std::uint64_t kMaxMetaBytes = std::uint64_t{1} << 30;  // sanity bound before allocating
 constexpr const char* kTempPrefix = "checkpoint.tmp-";
-
-std::uint32_t crc_update(std::uint32_t crc, std::span<const std::byte> data) {
-  while (!data.empty()) {
-    const std::size_t n = std::min<std::size_t>(data.size(), std::size_t{1} << 30);
-    crc = static_cast<std::uint32_t>(::crc32(crc, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(n)));
-    data = data.subspan(n);
-  }
-  return crc;
-}
 
 template <typename T>
 void store(std::byte* at, const T& value) {
@@ -132,7 +124,7 @@ Expected<CheckpointIdentity> CheckpointIdentity::of_run(const GraphInfo& graph, 
   std::ifstream ini(graph.ini_path, std::ios::binary);
   if (!ini) return errno_status(errno, "read", graph.ini_path.string());
   const std::string text((std::istreambuf_iterator<char>(ini)), std::istreambuf_iterator<char>());
-  id.ini_crc = crc_update(0, std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
+  id.ini_crc = crc32_update(0, std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
   struct stat st {};
   if (::stat(graph.edge_path.c_str(), &st) != 0) return errno_status(errno, "stat", graph.edge_path.string());
   id.edge_file_bytes = static_cast<std::uint64_t>(st.st_size);
@@ -333,7 +325,7 @@ Status CheckpointFileWriter::append(std::span<const std::byte> states) {
     return internal_error("checkpoint " + temp_.string() + ": more vertex state than announced");
   }
   ES_RETURN_IF_ERROR(file_.write_at(offset_, states));
-  crc_ = crc_update(crc_, states);
+  crc_ = crc32_update(crc_, states);
   offset_ += states.size();
   // Start write-back now so that commit's fdatasync has little left to wait for.
   if (offset_ - synced_ >= (std::uint64_t{8} << 20)) {
@@ -358,9 +350,9 @@ Status CheckpointFileWriter::commit(std::span<const std::byte> meta) {
   store(head.data() + 16, state_end_ - kHeaderBytes);
   store(head.data() + 24, static_cast<std::uint64_t>(meta.size()));
   // crc32(header | state | meta) from the pieces' checksums.
-  std::uint32_t crc = crc_update(0, head);
+  std::uint32_t crc = crc32_update(0, head);
   crc = static_cast<std::uint32_t>(::crc32_combine(crc, crc_, static_cast<z_off_t>(state_end_ - kHeaderBytes)));
-  crc = crc_update(crc, meta);
+  crc = crc32_update(crc, meta);
   std::vector<std::byte> tail(meta.size() + kTrailerBytes);
   if (!meta.empty()) std::memcpy(tail.data(), meta.data(), meta.size());
   std::memcpy(tail.data() + meta.size(), kEndMagic.data(), kEndMagic.size());
@@ -436,7 +428,7 @@ Expected<CheckpointFileReader> CheckpointFileReader::open(const std::filesystem:
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), end - offset));
       ES_ASSIGN_OR_RETURN(const std::size_t read, r.file_.read_at(offset, std::span(buffer.data(), n)));
       if (read != n) return corruption(name + " is truncated at offset " + std::to_string(offset + read));
-      crc = crc_update(crc, std::span<const std::byte>(buffer.data(), n));
+      crc = crc32_update(crc, std::span<const std::byte>(buffer.data(), n));
       offset += n;
     }
   }
