@@ -46,7 +46,7 @@ fuzz_one() {
     -artifact_prefix="$work/" "$work/corpus" >"$work/log" 2>&1
   rc=$?
   set -e
-  runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/log" | grep -o '[0-9]*$' | tail -1)"
+  runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/log" | grep -o '[0-9]*$' | tail -1 || true)"
   corpus="$(find "$work/corpus" -type f | wc -l)"
   if ((rc != 0)); then
     echo "fuzz_$name: FAILED (exit $rc) after ${runs:-?} executions" >"$work/result"
