@@ -8,13 +8,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "compress/crc32.hpp"
+#include "utils/tool_command_line.hpp"
 
 namespace po = boost::program_options;
 using namespace edgestream;
@@ -45,22 +46,9 @@ int main(int argc, char** argv) {
       "memory-resident buffer, best of --reps alternating repetitions.\n\nOptions");
   desc.add_options()("help,h", "print this help and exit")("reps", po::value(&reps)->default_value(reps), "repetitions (>= 1)");
   po::variables_map vm;
-  try {
-    const po::positional_options_description no_positionals;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(no_positionals).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::fprintf(stderr, "checksum_bench: %s (see checksum_bench --help)\n", e.what());
-    return 2;
-  }
-  if (vm.count("help") != 0) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  if (reps == 0) {
-    std::fprintf(stderr, "checksum_bench: --reps must be at least 1\n");
-    return 2;
-  }
+  const ToolCommandLine command_line("checksum_bench");
+  if (const std::optional<int> stop = command_line.parse(argc, argv, desc, vm)) return *stop;
+  if (reps == 0) return command_line.usage_error("--reps must be at least 1");
   std::mt19937_64 rng(42);
   for (const std::size_t bytes : {std::size_t{256} << 10, std::size_t{256} << 20}) {
     std::vector<std::byte> buffer(bytes);

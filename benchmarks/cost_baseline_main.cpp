@@ -7,22 +7,20 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
+#include <optional>
 #include <string>
 
 #include "benchmarks/cost_baseline.hpp"
 #include "core/vertex_output.hpp"
 #include "io/size_literal.hpp"
+#include "utils/tool_command_line.hpp"
 
 namespace po = boost::program_options;
 using namespace edgestream;
 
 namespace {
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "cost_baseline: %s (see cost_baseline --help)\n", message.c_str());
-  return 2;
-}
+constexpr ToolCommandLine kCommandLine("cost_baseline");
 
 int fail(const Status& status) {
   std::fprintf(stderr, "cost_baseline: %s\n", status.message().c_str());
@@ -52,24 +50,14 @@ int main(int argc, char** argv) {
       ("iterations", po::value(&iterations_text)->default_value(iterations_text), "PageRank iterations")
       ("output", po::value(&output), "write one line per vertex, \"vertex<TAB>value\"");
   po::variables_map vm;
-  try {
-    const po::positional_options_description no_positionals;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(no_positionals).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return usage_error(e.what());
-  }
-  if (vm.count("help") != 0) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  if (graph_arg.empty()) return usage_error("-g GRAPH is required");
-  if (algorithm != "pagerank" && algorithm != "cc") return usage_error("--algorithm must be pagerank or cc, got '" + algorithm + "'");
-  if (order_text != "vertex" && order_text != "hilbert") return usage_error("--order must be vertex or hilbert, got '" + order_text + "'");
+  if (const std::optional<int> stop = kCommandLine.parse(argc, argv, desc, vm)) return *stop;
+  if (graph_arg.empty()) return kCommandLine.usage_error("-g GRAPH is required");
+  if (algorithm != "pagerank" && algorithm != "cc") return kCommandLine.usage_error("--algorithm must be pagerank or cc, got '" + algorithm + "'");
+  if (order_text != "vertex" && order_text != "hilbert") return kCommandLine.usage_error("--order must be vertex or hilbert, got '" + order_text + "'");
   const CostOrder order = order_text == "vertex" ? CostOrder::kVertex : CostOrder::kHilbert;
   auto iterations = parse_count("iterations", iterations_text);
-  if (!iterations) return usage_error(iterations.status().message());
-  if (*iterations > UINT32_MAX) return usage_error("--iterations is too large");
+  if (!iterations) return kCommandLine.usage_error(iterations.status().message());
+  if (*iterations > UINT32_MAX) return kCommandLine.usage_error("--iterations is too large");
 
   auto graph = read_graph_ini(graph_ini_path(graph_arg));
   if (!graph) return fail(graph.status());

@@ -11,21 +11,19 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <iostream>
+#include <optional>
 #include <string>
 
 #include "io/size_literal.hpp"
 #include "utils/memory_pin.hpp"
+#include "utils/tool_command_line.hpp"
 
 namespace po = boost::program_options;
 using namespace edgestream;
 
 namespace {
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "block_mem: %s (see block_mem --help)\n", message.c_str());
-  return 2;
-}
+constexpr ToolCommandLine kCommandLine("block_mem");
 
 int refuse(const std::string& message) {
   std::fprintf(stderr, "block_mem: %s\n", message.c_str());
@@ -53,24 +51,14 @@ int main(int argc, char** argv) {
       ("force", po::bool_switch(&force), "allow leaving less than the safety margin (never less than 128 MiB)")
       ("step", po::value(&step_text)->default_value(step_text), "pin in steps of this size, checking MemAvailable before each");
   po::variables_map vm;
-  try {
-    const po::positional_options_description no_positionals;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(no_positionals).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return usage_error(e.what());
-  }
-  if (vm.count("help") != 0) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  if ((vm.count("leave") != 0) == (vm.count("lock") != 0)) return usage_error("give exactly one of --leave SIZE and --lock SIZE");
+  if (const std::optional<int> stop = kCommandLine.parse(argc, argv, desc, vm)) return *stop;
+  if ((vm.count("leave") != 0) == (vm.count("lock") != 0)) return kCommandLine.usage_error("give exactly one of --leave SIZE and --lock SIZE");
   const bool leave_mode = vm.count("leave") != 0;
   auto size = leave_mode ? parse_size("leave", leave_text) : parse_size("lock", lock_text);
-  if (!size) return usage_error(size.status().message());
+  if (!size) return kCommandLine.usage_error(size.status().message());
   auto step = parse_size("step", step_text);
-  if (!step) return usage_error(step.status().message());
-  if (*step == 0) return usage_error("--step must be positive");
+  if (!step) return kCommandLine.usage_error(step.status().message());
+  if (*step == 0) return kCommandLine.usage_error("--step must be positive");
 
   // Signals stay pending until sigwait below, so a Ctrl-C while pinning is seen between steps.
   sigset_t signals;
@@ -92,7 +80,7 @@ int main(int argc, char** argv) {
     request = before->available - *size;
     keep = *size;  // while pinning, MemAvailable must stay >= --leave as well as >= the margin
   }
-  if (request == 0) return usage_error("--lock 0 pins nothing");
+  if (request == 0) return kCommandLine.usage_error("--lock 0 pins nothing");
   const std::string option = leave_mode ? "--leave " + leave_text : "--lock " + lock_text;
   auto margin = check_pin_request(option, request, *before, memlock_allowance(), force);
   if (!margin) return refuse(margin.status().message());

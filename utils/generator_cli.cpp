@@ -2,7 +2,7 @@
 #include "utils/generator_cli.hpp"
 
 #include <csignal>
-#include <iostream>
+#include <cstdio>
 
 namespace po = boost::program_options;
 
@@ -27,31 +27,16 @@ void GeneratorCli::add_trailing_options(po::options_description& desc) {
 
 std::optional<int> GeneratorCli::parse(int argc, char** argv, const po::options_description& desc,
                                        po::variables_map& vm) const {
-  try {
-    const po::positional_options_description no_positionals;  // stray words are errors, not ignored
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(no_positionals).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return usage_error(e.what());
-  }
-  if (vm.count("help") != 0) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (std::optional<int> stop = ToolCommandLine::parse(argc, argv, desc, vm)) return stop;
   if (vm.count("name") == 0) return usage_error("--name is required (the output edge file; NAME.ini is written next to it)");
   return std::nullopt;
-}
-
-int GeneratorCli::usage_error(const std::string& message) const {
-  std::fprintf(stderr, "%s: %s (see %s --help)\n", tool_, message.c_str(), tool_);
-  return 2;
 }
 
 int GeneratorCli::report(const Status& status, std::uint64_t vertices, std::uint64_t records, std::uint64_t bytes,
                          double seconds) const {
   if (!status.is_ok()) {
     if (status.code() == StatusCode::kInvalidArgument) return usage_error(status.message());  // e.g. a bad --name
-    std::fprintf(stderr, "%s: %s\n", tool_, status.to_string().c_str());
+    std::fprintf(stderr, "%s: %s\n", tool(), status.to_string().c_str());
     if (status.code() == StatusCode::kCancelled && cancel_signal() != 0) {
       // End with the signal itself, so the caller's shell sees the usual "killed by SIGINT".
       const int sig = cancel_signal();
@@ -60,7 +45,7 @@ int GeneratorCli::report(const Status& status, std::uint64_t vertices, std::uint
     }
     return 1;
   }
-  std::printf("%s: wrote %s and %s.ini: %llu vertices, %llu edges, %llu bytes (type %d), %.2f s\n", tool_,
+  std::printf("%s: wrote %s and %s.ini: %llu vertices, %llu edges, %llu bytes (type %d), %.2f s\n", tool(),
               name_.c_str(), name_.c_str(), static_cast<unsigned long long>(vertices),
               static_cast<unsigned long long>(records), static_cast<unsigned long long>(bytes), type_, seconds);
   return 0;

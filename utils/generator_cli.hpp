@@ -18,13 +18,14 @@
 #include "io/cancellation.hpp"
 #include "io/size_literal.hpp"
 #include "utils/graph_generator.hpp"
+#include "utils/tool_command_line.hpp"
 
 namespace edgestream {
 
-class GeneratorCli {
+class GeneratorCli : public ToolCommandLine {
  public:
   /// `tool` names the program in messages ("rmat").
-  explicit GeneratorCli(const char* tool) : tool_(tool) {}
+  explicit GeneratorCli(const char* tool) : ToolCommandLine(tool) {}
 
   /// Adds --help and --name (first), to be followed by the tool's own options.
   void add_leading_options(boost::program_options::options_description& desc);
@@ -35,9 +36,6 @@ class GeneratorCli {
   /// bad command line or a missing --name), std::nullopt to go on.
   std::optional<int> parse(int argc, char** argv, const boost::program_options::options_description& desc,
                            boost::program_options::variables_map& vm) const;
-
-  /// Prints "<tool>: <message> (see <tool> --help)" and returns 2.
-  int usage_error(const std::string& message) const;
 
   /// Sets the common fields of RmatOptions / ErdosRenyiOptions from the parsed values.
   template <typename Options>
@@ -71,7 +69,6 @@ class GeneratorCli {
   int report(const Status& status, std::uint64_t vertices, std::uint64_t records, std::uint64_t bytes,
              double seconds) const;
 
-  const char* tool_;
   std::string name_;
   std::string seed1_text_;
   std::string seed2_text_;

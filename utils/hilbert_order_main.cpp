@@ -7,21 +7,19 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
+#include <optional>
 #include <string>
 
 #include "io/cancellation.hpp"
 #include "io/size_literal.hpp"
 #include "utils/hilbert_order.hpp"
+#include "utils/tool_command_line.hpp"
 
 namespace po = boost::program_options;
 using namespace edgestream;
 
 namespace {
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "hilbert_order: %s (see hilbert_order --help)\n", message.c_str());
-  return 2;
-}
+constexpr ToolCommandLine kCommandLine("hilbert_order");
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,21 +35,11 @@ int main(int argc, char** argv) {
       ("output,o", po::value(&output), "output edge file NEW; NEW.ini is written next to it (required)")
       ("memory", po::value(&memory_text)->default_value(memory_text), "sort memory (32 B per edge in a run), at least 1M");
   po::variables_map vm;
-  try {
-    const po::positional_options_description no_positionals;
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(no_positionals).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return usage_error(e.what());
-  }
-  if (vm.count("help") != 0) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  if (graph_arg.empty()) return usage_error("-g GRAPH is required");
-  if (output.empty()) return usage_error("--output NEW is required");
+  if (const std::optional<int> stop = kCommandLine.parse(argc, argv, desc, vm)) return *stop;
+  if (graph_arg.empty()) return kCommandLine.usage_error("-g GRAPH is required");
+  if (output.empty()) return kCommandLine.usage_error("--output NEW is required");
   auto memory = parse_size("memory", memory_text);
-  if (!memory) return usage_error(memory.status().message());
+  if (!memory) return kCommandLine.usage_error(memory.status().message());
 
   auto graph = read_graph_ini(graph_ini_path(graph_arg));
   if (!graph) {

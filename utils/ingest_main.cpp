@@ -16,16 +16,14 @@
 #include "core/size_literal.hpp"
 #include "utils/export_text.hpp"
 #include "utils/ingest.hpp"
+#include "utils/tool_command_line.hpp"
 
 namespace po = boost::program_options;
 using namespace edgestream;
 
 namespace {
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "ingest: %s (see ingest --help)\n", message.c_str());
-  return 2;
-}
+constexpr ToolCommandLine kCommandLine("ingest");
 
 int fail(const Status& status) {
   std::fprintf(stderr, "ingest: %s\n", status.to_string().c_str());
@@ -92,7 +90,7 @@ int main(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    return usage_error(e.what());
+    return kCommandLine.usage_error(e.what());
   }
   if (vm.count("help") != 0) {
     std::cout << desc << "\n";
@@ -105,8 +103,8 @@ int main(int argc, char** argv) {
     std::string out = "-";
     const std::size_t first_out = name.empty() ? 1 : 0;
     if (positional.size() > first_out) out = positional[first_out];
-    if (graph.empty()) return usage_error("--to-text needs the graph G");
-    if (positional.size() > first_out + 1) return usage_error("too many arguments");
+    if (graph.empty()) return kCommandLine.usage_error("--to-text needs the graph G");
+    if (positional.size() > first_out + 1) return kCommandLine.usage_error("too many arguments");
     const auto start = std::chrono::steady_clock::now();
     auto summary = export_text(graph_ini_path(graph), out);
     if (!summary) return fail(summary.status());
@@ -117,50 +115,50 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  if (positional.empty()) return usage_error("missing INPUT (a file, or '-' for standard input)");
+  if (positional.empty()) return kCommandLine.usage_error("missing INPUT (a file, or '-' for standard input)");
   o.input = positional[0];
   if (name.empty() && positional.size() >= 2) name = positional[1];
-  if (positional.size() > (vm.count("name") != 0 ? 1U : 2U)) return usage_error("too many arguments");
-  if (name.empty()) return usage_error("missing the output graph G (second argument or --name)");
+  if (positional.size() > (vm.count("name") != 0 ? 1U : 2U)) return kCommandLine.usage_error("too many arguments");
+  if (name.empty()) return kCommandLine.usage_error("missing the output graph G (second argument or --name)");
   o.output = name;
   if (format == "snap") {
     o.format = InputFormat::kSnap;
   } else if (format == "mtx" || format == "mm") {
     o.format = InputFormat::kMatrixMarket;
   } else if (format != "auto") {
-    return usage_error("--format must be auto, snap or mtx, got '" + format + "'");
+    return kCommandLine.usage_error("--format must be auto, snap or mtx, got '" + format + "'");
   }
   if (type == "1") {
     o.type = EdgeFileType::kWeighted;
   } else if (type == "2") {
     o.type = EdgeFileType::kUnweighted;
   } else if (type != "auto") {
-    return usage_error("--type must be 1, 2 or auto, got '" + type + "'");
+    return kCommandLine.usage_error("--type must be 1, 2 or auto, got '" + type + "'");
   }
   if (weights == "unit") {
     o.weights = WeightMode::kUnit;
   } else if (weights == "random") {
     o.weights = WeightMode::kRandom;
   } else if (weights != "auto") {
-    return usage_error("--weights must be auto, unit or random, got '" + weights + "'");
+    return kCommandLine.usage_error("--weights must be auto, unit or random, got '" + weights + "'");
   }
   auto seed_value = parse_count("--seed", seed);
-  if (!seed_value) return usage_error(seed_value.status().message());
+  if (!seed_value) return kCommandLine.usage_error(seed_value.status().message());
   o.seed = *seed_value;
   auto memory_value = parse_size("--memory", memory);
-  if (!memory_value) return usage_error(memory_value.status().message());
-  if (*memory_value < 4096) return usage_error("--memory must be at least 4K");
+  if (!memory_value) return kCommandLine.usage_error(memory_value.status().message());
+  if (*memory_value < 4096) return kCommandLine.usage_error("--memory must be at least 4K");
   o.memory_bytes = *memory_value;
   auto max_errors_value = parse_count("--max_errors", max_errors);
-  if (!max_errors_value) return usage_error(max_errors_value.status().message());
+  if (!max_errors_value) return kCommandLine.usage_error(max_errors_value.status().message());
   o.max_reported = static_cast<std::size_t>(*max_errors_value);
   o.tmp_dir = tmp_dir;
   auto codec_value = parse_codec("--codec", codec);
-  if (!codec_value) return usage_error(codec_value.status().message());
+  if (!codec_value) return kCommandLine.usage_error(codec_value.status().message());
   o.codec = *codec_value;
   auto frame_value = parse_size("--frame_bytes", frame_bytes);
-  if (!frame_value) return usage_error(frame_value.status().message());
-  if (*frame_value < 4096 || *frame_value > (std::uint64_t{1} << 30)) return usage_error("--frame_bytes must be between 4K and 1G");
+  if (!frame_value) return kCommandLine.usage_error(frame_value.status().message());
+  if (*frame_value < 4096 || *frame_value > (std::uint64_t{1} << 30)) return kCommandLine.usage_error("--frame_bytes must be between 4K and 1G");
   o.frame_bytes = static_cast<std::size_t>(*frame_value);
   o.on_malformed = [&](const MalformedLine& m) {
     std::fprintf(stderr, "ingest: %s:%llu: %s: '%s'\n", o.input == "-" ? "<stdin>" : o.input.c_str(),
