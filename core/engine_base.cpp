@@ -1,0 +1,868 @@
+// EngineBase (core/engine_base.hpp): planning, scratch files, partition states on storage, the
+// input's checked pass into memory and the edge grid's construction; the open-file limit and the
+// invalid-input messages. Program-independent: compiled once for every Engine<P>.
+#include "core/engine_base.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <string>
+
+#include "compress/graph_input.hpp"
+#include "io/cancellation.hpp"
+#include "io/record_stream.hpp"
+
+namespace edgestream {
+
+namespace {
+
+// One grid record (kLocal4 / kLocal8) for edge e: the two block-local ids, then the weight.
+template <GridLayout kLayout>
+void encode_grid_record(std::byte* to, const Edge& e, std::uint32_t local_mask) {
+  const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);
+  std::memcpy(to, &local, 4);
+  if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(to + 4, &e.weight, 4);
+}
+
+}  // namespace
+
+Status ensure_open_file_limit(std::uint64_t needed) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return errno_status(errno, "getrlimit", "RLIMIT_NOFILE");
+  if (limit.rlim_cur >= needed) return Status::ok();
+  if (limit.rlim_max < needed) {
+    return resource_exhausted("this many streaming partitions need about " + std::to_string(needed) +
+                              " open files, but the hard limit (ulimit -Hn) is " + std::to_string(limit.rlim_max) +
+                              "; give more --physical_memory or fewer partitions");
+  }
+  limit.rlim_cur = needed;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return errno_status(errno, "setrlimit", "RLIMIT_NOFILE");
+  return Status::ok();
+}
+
+Status invalid_edge_error(const GraphInfo& graph, std::uint64_t record, const Edge& e, bool check_weights) {
+  const std::string where = "edge file " + graph.edge_path.string() + ": record " + std::to_string(record) +
+                            " (byte offset " + std::to_string(record * graph.record_size()) + ")";
+  const std::string limit = " but the graph has " + std::to_string(graph.vertices) + " vertices (ids must be < " +
+                            std::to_string(graph.vertices) + ", see " + graph.ini_path.string() + ")";
+  if (e.src >= graph.vertices) return bad_input(where + " has source id " + std::to_string(e.src) + limit);
+  if (e.dst >= graph.vertices) return bad_input(where + " has destination id " + std::to_string(e.dst) + limit);
+  if (check_weights) {
+    return bad_input(where + " has weight " + std::to_string(e.weight) +
+                     "; this algorithm needs non-negative weights");
+  }
+  return bad_input(where + " is invalid");
+}
+
+EngineBase::EngineBase(GraphInfo graph, EngineOptions options, EngineProgramTraits traits)
+    : graph_(std::move(graph)), options_(std::move(options)), traits_(traits) {}
+
+EngineBase::~EngineBase() = default;
+
+// ---- setup ---------------------------------------------------------------------------------
+
+Status EngineBase::plan_run(MemoryPlanInput input) {
+  input.vertices = graph_.vertices;
+  input.record_bytes = graph_.record_size();
+  input.undirected = traits_.two_way;
+  input.split_streams = traits_.reverse_edges ? 2 : 1;  // edges by source and by destination
+  input.edges = graph_.edges;
+  input.input_frame_bytes = graph_.framed() ? graph_.frame_bytes : 0;  // a compressed input's decoding slots
+  input.grid_record_bytes = program_edge_type() == EdgeFileType::kWeighted ? 8 : 4;
+  input.source_bytes = traits_.source_bytes;
+  input.baseline_rss = current_rss_bytes();
+  // Volumes (core/volume_set.hpp, docs/volumes.md): resolved (and the --*_disk placement checked)
+  // before planning, because a stream striped over several volumes keeps each volume's depth in
+  // flight: the plan sizes buffers for the volumes' envelope, then each volume is fitted to it.
+  ES_ASSIGN_OR_RETURN(volumes_, VolumeSet::resolve(options_, graph_));
+  EngineOptions planned = options_;
+  planned.io = volumes_.envelope(options_.io);
+  input.min_depth = static_cast<unsigned>(volumes_.size());
+  ES_ASSIGN_OR_RETURN(plan_, plan_memory(input, planned));
+  volumes_.fit_to_plan(plan_.io);
+  if (checkpoint_) ES_RETURN_IF_ERROR(checkpoint_->check_plan(plan_));
+  stats_.plan = plan_;
+  stats_.edges_codec = options_.edges_codec;
+  stats_.updates_codec = options_.updates_codec;
+  stats_.scratch_checksums = options_.scratch_checksums;
+  stats_.input_codec = graph_.codec;
+  stats_.input_raw_bytes = graph_.raw_bytes();
+  stats_.input_stored_bytes = graph_.framed() ? graph_.stored_bytes : graph_.raw_bytes();
+  stats_.vertices = graph_.vertices;
+  stats_.edges = graph_.edges;
+  K_ = plan_.partitions;
+  cache_keys_ = plan_.cache_partitions;
+  keys_ = cache_keys_ + (K_ > 1 ? K_ : 0);
+  if (keys_ >= UINT32_MAX / 2) return invalid_argument("too many partitions");
+
+  ES_ASSIGN_OR_RETURN(input_file_, File::open(graph_.edge_path, OpenMode::kReadOnly, plan_.io.direct));
+  pool_ = std::make_unique<ThreadPool>(plan_.threads);
+  frame_scratch_.resize(plan_.threads);
+  return Status::ok();
+}
+
+Status EngineBase::open_streams() {
+  // One file per stream and volume of its stripe set (a placed stream has one).
+  ES_RETURN_IF_ERROR(ensure_open_file_limit((5 * K_ + 1) * volumes_.size() + 32));
+  ES_RETURN_IF_ERROR(volumes_.create_scratch());
+  // Every scratch stream is a striped File (io/striped_file.hpp) over its kind's volumes, rotated
+  // by `index` so that streams smaller than a stripe still spread over the volumes.
+  auto open_stream = [&](StreamKind kind, const std::string& name, std::uint64_t index) {
+    return File::open_striped(volumes_.layout(kind, name, index), OpenMode::kCreate, plan_.io.direct);
+  };
+  ES_ASSIGN_OR_RETURN(vertex_file_, open_stream(StreamKind::kVertices, "vertices", 0));
+  for (std::uint64_t q = 0; q < K_; ++q) {
+    ES_ASSIGN_OR_RETURN(File edges, open_stream(StreamKind::kEdges, "edges." + std::to_string(q), q));
+    edge_files_.push_back(std::move(edges));
+    if (traits_.reverse_edges) {
+      ES_ASSIGN_OR_RETURN(File redges, open_stream(StreamKind::kEdges, "redges." + std::to_string(q), q + 1));
+      redge_files_.push_back(std::move(redges));
+    }
+    for (int set = 0; set < 2; ++set) {
+      ES_ASSIGN_OR_RETURN(File updates, open_stream(set == 0 ? StreamKind::kUpdates0 : StreamKind::kUpdates1,
+                                                    "updates" + std::to_string(set) + "." + std::to_string(q), q + set));
+      update_files_[set].push_back(std::move(updates));
+    }
+  }
+  for (int set = 0; set < 2; ++set) {
+    update_counters_[set].resize(K_);
+    for (std::uint64_t q = 0; q < K_; ++q) {
+      ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(update_files_[set][q], plan_.io, options_.updates_codec,
+                                                          options_.scratch_checksums, plan_.io.write_chunk, &update_counters_[set][q]));
+      writers_[set].push_back(std::move(writer));
+    }
+  }
+  return Status::ok();
+}
+
+// One pass over the input: each edge to its source partition's stream (and, for undirected
+// programs, reversed to its destination's; for reverse-edge programs, as is to its destination's
+// reverse stream). Each run of input records is scanned by one task per worker; task t appends to
+// the partitions q with q % T == t, so every stream gets its records in input order and the
+// frames of compressed streams are compressed on all workers at once. The streams hold records of
+// program_edge_type(): without the weight (8 bytes, not 12) when the program never reads it.
+Status EngineBase::split_input() {
+  std::vector<IoCounters> counters(K_);
+  std::vector<std::unique_ptr<FramedWriter>> writers;
+  std::vector<std::unique_ptr<FramedWriter>> reverse_writers;
+  for (std::uint64_t q = 0; q < K_; ++q) {
+    ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(edge_files_[q], plan_.io, options_.edges_codec,
+                                                        options_.scratch_checksums, plan_.io.write_chunk,
+                                                        &counters[q]));
+    writers.push_back(std::move(writer));
+    if (traits_.reverse_edges) {
+      ES_ASSIGN_OR_RETURN(auto reverse_writer, FramedWriter::open(redge_files_[q], plan_.io, options_.edges_codec,
+                                                                  options_.scratch_checksums, plan_.io.write_chunk, &counters[q]));
+      reverse_writers.push_back(std::move(reverse_writer));
+    }
+  }
+  const std::size_t rs = graph_.record_size();
+  const EdgeFileType stream_type = program_edge_type();
+  const std::size_t stream_rs = edge_record_size(stream_type);
+  const bool same_records = stream_type == graph_.type;
+  const std::size_t T = std::min<std::uint64_t>(plan_.threads, K_);
+  std::vector<std::uint64_t> bad(T);
+  std::vector<Edge> bad_edges(T);
+  std::vector<Status> errors(T);
+  {
+    ES_ASSIGN_OR_RETURN(auto reader, open_input_edges(graph_, input_file_, plan_.io, plan_.threads, parallel_for(),
+                                                      &stats_.input_io, &stats_.input_codec_io));
+    ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + graph_.edge_path.string(),
+                                           [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+      if (cancel_requested()) return cancelled();
+      const std::size_t n = run.size() / rs;
+      pool_->run(T, [&](std::size_t t, unsigned worker) {
+        FrameScratch& scratch = frame_scratch_[worker];
+        Status& error = errors[t];
+        bad[t] = UINT64_MAX;
+        std::byte reversed[12];
+        std::byte converted[12];
+        // Locals, not members: the appends' slow paths are calls, after which members would be reloaded.
+        const bool undirected = traits_.undirected;
+        const bool reverse_edges = traits_.reverse_edges;
+        const bool two_way = traits_.two_way;
+        const EdgeFileType input_type = graph_.type;
+        auto mine = [&](std::uint64_t q) { return q % T == t; };
+        // Only a failure is assigned: moving an ok Status per record costs a string move (~4% of a split).
+        auto append = [&](FramedWriter& writer, const std::byte* bytes) {
+          Status status = writer.append(std::span<const std::byte>(bytes, stream_rs), scratch);
+          if (!status.is_ok()) error = std::move(status);
+        };
+        for (std::size_t i = 0; i < n && error.is_ok(); ++i) {
+          const std::byte* record = run.data() + i * rs;
+          const Edge e = decode_edge(record, input_type);
+          if (!edge_is_valid(e)) {
+            bad[t] = first + i;
+            bad_edges[t] = e;
+            break;
+          }
+          const std::uint64_t qs = plan_.partition_of(e.src);
+          const std::uint64_t qd = two_way ? plan_.partition_of(e.dst) : 0;
+          if (!same_records) {
+            encode_edge(converted, e, stream_type);
+            record = converted;
+          }
+          if (mine(qs)) append(*writers[qs], record);
+          if (undirected && mine(qd) && error.is_ok()) {
+            encode_edge(reversed, Edge{e.dst, e.src, e.weight}, stream_type);
+            append(*writers[qd], reversed);
+          }
+          if (reverse_edges && mine(qd) && error.is_ok()) append(*reverse_writers[qd], record);
+        }
+      });
+      for (std::size_t t = 0; t < T; ++t) ES_RETURN_IF_ERROR(errors[t]);
+      // Every task stops at the same first invalid record.
+      if (bad[0] != UINT64_MAX) return invalid_edge_error(graph_, bad[0], bad_edges[0], traits_.check_weights);
+      return Status::ok();
+    }));
+  }
+  edge_bytes_.resize(K_);
+  edge_stored_.resize(K_);
+  redge_bytes_.resize(K_);
+  redge_stored_.resize(K_);
+  FrameScratch& scratch = frame_scratch_[0];
+  for (std::uint64_t q = 0; q < K_; ++q) {
+    ES_RETURN_IF_ERROR(writers[q]->finish(scratch));
+    edge_bytes_[q] = writers[q]->bytes_appended();
+    edge_stored_[q] = writers[q]->bytes_stored();
+    stats_.edges_codec_io += writers[q]->codec_counters();
+    if (traits_.reverse_edges) {
+      ES_RETURN_IF_ERROR(reverse_writers[q]->finish(scratch));
+      redge_bytes_[q] = reverse_writers[q]->bytes_appended();
+      redge_stored_[q] = reverse_writers[q]->bytes_stored();
+      stats_.edges_codec_io += reverse_writers[q]->codec_counters();
+    }
+    stats_.edges_io += counters[q];
+  }
+  return Status::ok();
+}
+
+void EngineBase::close_run() {
+  grid_reader_.reset();  // its read ahead finished and counted; before the grid file closes
+  collect_io_counters();
+  stats_.volumes = volumes_.stats();
+  writers_[0].clear();
+  writers_[1].clear();
+  // Close every scratch file before removing the directory: network filesystems (FUSE/sshfs,
+  // NFS) keep an unlinked open file as a hidden "silly rename" that blocks the removal.
+  vertex_file_.close();
+  grid_file_.close();
+  edge_files_.clear();
+  redge_files_.clear();
+  update_files_[0].clear();
+  update_files_[1].clear();
+  volumes_.remove_scratch();
+}
+
+// ---- supersteps ----------------------------------------------------------------------------
+
+Status EngineBase::cancelled() {
+  return {StatusCode::kCancelled, "stopped by signal " + std::to_string(cancel_signal())};
+}
+
+void EngineBase::select_partition(std::uint64_t p) {
+  partition_ = p;
+  base_ = p * plan_.partition_size;
+  count_ = std::min<std::uint64_t>(graph_.vertices - base_, plan_.partition_vertices());
+  if (graph_.vertices == 0) count_ = 0;
+}
+
+// One synchronous request on `counters`: its bytes, and the time since `start` as waiting.
+void EngineBase::count_request(IoCounters& counters, std::chrono::steady_clock::time_point start, std::uint64_t read,
+                              std::uint64_t written) {
+  counters.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+  counters.bytes_read += read;
+  counters.bytes_written += written;
+  ++counters.requests;
+}
+
+Status EngineBase::load_partition(std::uint64_t p) {
+  if (K_ == 1) return Status::ok();
+  const auto start = std::chrono::steady_clock::now();
+  ES_ASSIGN_OR_RETURN(const std::size_t n, vertex_file_.read_at(p * plan_.state_bytes, std::span(state_.data(), plan_.state_bytes)));
+  count_request(stats_.vertices_io, start, n, 0);
+  if (n != plan_.state_bytes) {
+    return corruption("vertex state file " + vertex_file_.path() + " is short: partition " + std::to_string(p) +
+                      " read " + std::to_string(n) + " of " + std::to_string(plan_.state_bytes) + " bytes");
+  }
+  if (options_.scratch_checksums && p < state_crc_.size() && frame_crc(std::span<const std::byte>(state_.data(), plan_.state_bytes)) != state_crc_[p]) {
+    return corruption("vertex state file " + vertex_file_.path() + ": checksum mismatch in partition " + std::to_string(p) +
+                      " (byte offset " + std::to_string(p * plan_.state_bytes) + ", " + std::to_string(plan_.state_bytes) +
+                      " bytes; damaged scratch data)");
+  }
+  return Status::ok();
+}
+
+// Vertex-state spills are fixed-size records read back whole, so their checksum (crc32, like a
+// frame's) is kept in memory per partition instead of in the file.
+Status EngineBase::save_partition(std::uint64_t p) {
+  if (K_ == 1) return Status::ok();
+  const auto start = std::chrono::steady_clock::now();
+  if (options_.scratch_checksums) {
+    if (state_crc_.size() != K_) state_crc_.resize(K_);
+    state_crc_[p] = frame_crc(std::span<const std::byte>(state_.data(), plan_.state_bytes));
+  }
+  ES_RETURN_IF_ERROR(vertex_file_.write_at(p * plan_.state_bytes, std::span<const std::byte>(state_.data(), plan_.state_bytes)));
+  count_request(stats_.vertices_io, start, 0, plan_.state_bytes);
+  return Status::ok();
+}
+
+// Runs the pool's workers for FramedReader's parallel decoding.
+ParallelFor EngineBase::parallel_for() {
+  return [this](std::size_t tasks, const std::function<void(std::size_t)>& fn) {
+    pool_->run(tasks, [&](std::size_t task, unsigned) { fn(task); });
+  };
+}
+
+// K = 1 with the input kept in memory: reads the whole input once at setup, checking every
+// record (in parallel, the first bad one reported), then builds the grid when the plan has room.
+// Every superstep, including the first and the first after a resume, then runs on the same copy.
+Status EngineBase::load_edge_cache() {
+  const std::size_t rs = graph_.record_size();
+  const std::uint64_t bytes = graph_.edges * rs;
+  edge_cache_ = AlignedBuffer(plan_.edge_cache_bytes);
+  const std::size_t T = plan_.threads;
+  std::vector<std::uint64_t> bad(T);
+  std::vector<Edge> bad_edges(T);
+  std::uint64_t cached = 0;
+  ES_ASSIGN_OR_RETURN(auto reader, open_input_edges(graph_, input_file_, plan_.io, plan_.threads, parallel_for(),
+                                                    &stats_.input_io, &stats_.input_codec_io));
+  ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + input_file_.path(),
+                                         [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+    if (cancel_requested()) return cancelled();
+    const std::size_t n = run.size() / rs;
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      bad[t] = UINT64_MAX;
+      for (std::size_t i = n * t / T; i < n * (t + 1) / T; ++i) {
+        const Edge e = decode_edge(run.data() + i * rs, graph_.type);
+        if (!edge_is_valid(e)) {
+          bad[t] = first + i;
+          bad_edges[t] = e;
+          return;
+        }
+      }
+    });
+    for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
+      if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], traits_.check_weights);
+    }
+    std::memcpy(edge_cache_.data() + cached, run.data(), run.size());
+    cached += run.size();
+    return Status::ok();
+  }));
+  if (cached != bytes) {
+    return corruption("edge file " + input_file_.path() + " ended after " + std::to_string(cached) + " of " +
+                      std::to_string(bytes) + " bytes");
+  }
+  edges_cached_ = true;
+  input_validated_ = true;
+  if (plan_.grid_bytes > 0) build_grid();
+  return Status::ok();
+}
+
+// ---- the edge grid (K = 1; core/block_schedule.hpp) ------------------------------------------
+//
+// Records grouped by bucket — the cell of their block pair, then the destination's side and
+// sub-bucket — input order kept inside a bucket, cells laid out in the order the schedule visits
+// them (round by round, task by task), so a superstep reads the grid front to back. In memory
+// when the plan has room for the edges (build_grid, from the edge cache), otherwise in a scratch
+// file read back in windows every superstep (build_disk_grid; core/grid_window_reader.hpp).
+
+// The geometry both grids share: blocks, buckets and the schedule.
+void EngineBase::init_grid() {
+  grid_blocks_ = static_cast<std::uint32_t>(((std::max<std::uint64_t>(graph_.vertices, 1) - 1) >> plan_.grid_shift) + 1);
+  bucketing_ = GridBucketing::of(grid_blocks_, plan_.grid_shift);
+  grid_bucket_bits_ = bucketing_.bucket_bits;
+  schedule_ = block_pair_schedule(grid_blocks_);
+  // A block holds at most 2^16 vertices (the usual case): a record keeps the two block-local
+  // ids (the bucket tells the blocks), and the weight only for programs that read it.
+  grid_layout_ = GridLayout::kFull;
+  if (plan_.grid_shift <= kMaxLocalIdBits) {
+    grid_layout_ = program_edge_type() == EdgeFileType::kWeighted ? GridLayout::kLocal8 : GridLayout::kLocal4;
+  }
+  if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
+  grid_record_bytes_ = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : graph_.record_size();
+  stats_.plan.grid_record_bytes = grid_record_bytes_;
+}
+
+// Every bucket in the grid's order: cells as the schedule visits them (round by round, task by
+// task), each cell's buckets in turn.
+std::vector<std::uint32_t> EngineBase::grid_bucket_order() const {
+  std::vector<std::uint32_t> order;
+  order.reserve(grid_buckets(grid_blocks_, bucketing_.sub_bits));
+  for (const std::vector<BlockTask>& round : schedule_) {
+    for (const BlockTask& task : round) {
+      for (std::uint32_t i = 0; i < task.cells; ++i) {
+        for (std::uint64_t b = task.cell[i] << grid_bucket_bits_; b < (task.cell[i] + 1) << grid_bucket_bits_; ++b) {
+          order.push_back(static_cast<std::uint32_t>(b));
+        }
+      }
+    }
+  }
+  return order;
+}
+
+// Gives every bucket its first record (bucket_begin_) and every cell its end (cell_end_), in the
+// grid's order; total(b) = the records of bucket b. Returns the number of records.
+template <typename Total>
+std::uint64_t EngineBase::place_buckets(Total&& total) {
+  bucket_begin_.assign(grid_buckets(grid_blocks_, bucketing_.sub_bits), 0);
+  cell_end_.assign(block_cells(grid_blocks_), 0);
+  std::uint64_t next = 0;
+  for (const std::uint32_t b : grid_bucket_order()) {
+    bucket_begin_[b] = next;
+    next += total(b);
+    cell_end_[b >> grid_bucket_bits_] = next;  // the cell's last bucket sets it last
+  }
+  return next;
+}
+
+// Vertices rounded up to whole grid blocks: the on-disk grid's states and sources cover them.
+std::uint64_t EngineBase::grid_padded_vertices() const {
+  const std::uint64_t block = std::uint64_t{1} << plan_.grid_shift;
+  return (std::max<std::uint64_t>(graph_.vertices, 1) + block - 1) / block * block;
+}
+
+// The sources' array of programs with a narrow Source, when `room` bytes allow it.
+void EngineBase::allocate_sources(std::uint64_t room) {
+  if (traits_.source_bytes == 0) return;
+  const std::uint64_t need = (grid_on_disk_ ? grid_padded_vertices() : graph_.vertices) * traits_.source_bytes;
+  if (need > 0 && round_up(need, kIoAlignment) <= room) sources_ = AlignedBuffer(need);
+}
+
+// The in-memory grid, from the edge cache: each thread counts and then places one contiguous
+// range of the input, and the input-order copy is freed. The plan reserved both copies and the
+// counters (grid_bytes).
+void EngineBase::build_grid() {
+  init_grid();
+  const std::size_t rs = graph_.record_size();
+  const std::uint64_t n = graph_.edges;
+  const std::size_t T = plan_.threads;
+  const EdgeFileType type = graph_.type;
+  const std::byte* in = edge_cache_.data();
+  const GridBucketing bucket_of_edge = bucketing_;
+  auto bucket_of = [&](const std::byte* record) {
+    const Edge e = decode_edge(record, type);
+    return bucket_of_edge(e.src, e.dst);
+  };
+  const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
+  std::vector<std::vector<std::uint64_t>> cursor(T, std::vector<std::uint64_t>(buckets, 0));
+  pool_->run(T, [&](std::size_t t, unsigned) {
+    std::uint64_t* count = cursor[t].data();
+    for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) ++count[bucket_of(in + i * rs)];
+  });
+  place_buckets([&](std::uint64_t b) {
+    std::uint64_t sum = 0;
+    for (std::size_t t = 0; t < T; ++t) sum += cursor[t][b];
+    return sum;
+  });
+  for (std::uint64_t b = 0; b < buckets; ++b) {  // thread t's records follow threads 0..t-1's
+    std::uint64_t next = bucket_begin_[b];
+    for (std::size_t t = 0; t < T; ++t) {
+      const std::uint64_t count = cursor[t][b];
+      cursor[t][b] = next;
+      next += count;
+    }
+  }
+  const std::size_t grid_rs = grid_record_bytes_;
+  grid_ = AlignedBuffer(n * grid_rs);
+  std::byte* out = grid_.data();
+  const std::uint32_t local_mask = grid_local_mask();
+  auto place = [&]<std::size_t kSize, GridLayout kLayout>(std::size_t t) {  // constant sizes: moves, not calls
+    std::uint64_t* next = cursor[t].data();
+    for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) {
+      const std::byte* record = in + i * kSize;
+      if constexpr (kLayout == GridLayout::kFull) {
+        std::memcpy(out + next[bucket_of(record)]++ * kSize, record, kSize);
+      } else {
+        const Edge e = decode_edge(record, type);  // once: it gives both the bucket and the local ids
+        encode_grid_record<kLayout>(out + next[bucket_of_edge(e.src, e.dst)]++ * (kLayout == GridLayout::kLocal4 ? 4 : 8),
+                                    e, local_mask);
+      }
+    }
+  };
+  pool_->run(T, [&](std::size_t t, unsigned) {
+    const bool weighted = rs == edge_record_size(EdgeFileType::kWeighted);
+    switch (grid_layout_) {
+      case GridLayout::kLocal4:
+        weighted ? place.template operator()<12, GridLayout::kLocal4>(t) : place.template operator()<8, GridLayout::kLocal4>(t);
+        break;
+      case GridLayout::kLocal8:
+        place.template operator()<12, GridLayout::kLocal8>(t);
+        break;
+      case GridLayout::kFull:
+        weighted ? place.template operator()<12, GridLayout::kFull>(t) : place.template operator()<8, GridLayout::kFull>(t);
+        break;
+    }
+  });
+  edge_cache_ = AlignedBuffer();
+  // The sources' array lives in what the grid plan reserved and the compact records left free.
+  const std::uint64_t used = round_up(n * grid_rs, kIoAlignment) + (buckets + 1) * sizeof(std::uint64_t);
+  allocate_sources(plan_.grid_bytes > used ? plan_.grid_bytes - used : 0);
+  grid_ready_ = true;
+}
+
+// The on-disk grid (K = 1, no room for the edges; the plan's grid_window_bytes > 0; compact
+// records only), written in slabs of two windows (the slab buffer is the two window buffers).
+// A grid of one slab (or windows too small to stage through): one pass over the input checks
+// every record and counts the buckets, then one pass per slab places its records
+// (place_from_input). Otherwise one pass over the input does it all (build_staged).
+Status EngineBase::build_disk_grid() {
+  init_grid();
+  if (grid_layout_ == GridLayout::kFull) return Status{StatusCode::kInternal, "an on-disk grid needs block-local ids"};
+  const std::uint64_t n = graph_.edges;
+  const std::size_t grid_rs = grid_record_bytes_;
+  ES_RETURN_IF_ERROR(volumes_.create_scratch());
+  ES_ASSIGN_OR_RETURN(grid_file_, File::open_striped(volumes_.layout(StreamKind::kEdges, "edge_grid", 0), OpenMode::kCreate,
+                                                     plan_.io.direct));
+  grid_file_bytes_ = round_up(n * grid_rs, kIoAlignment);
+  grid_windows_ = AlignedBuffer(2 * plan_.grid_window_bytes);
+  grid_window_crc_.clear();
+  const std::uint64_t slab_records = grid_windows_.size() / grid_rs;
+  const std::uint64_t slabs = (n + slab_records - 1) / slab_records;
+  const std::uint64_t groups = 2 * slabs;  // about half a slab each
+  const std::uint64_t unit = std::lcm<std::uint64_t>(kIoAlignment, 4 + grid_rs);  // whole staged records and pages
+  const std::uint64_t block = round_down(std::min<std::uint64_t>(grid_windows_.size() / groups, plan_.reader_bytes), unit);
+  if (slabs > 1 && block >= unit) {
+    ES_RETURN_IF_ERROR(build_staged(slab_records, slabs, groups, block));
+  } else {
+    ES_RETURN_IF_ERROR(check_and_count());
+    for (std::uint64_t lo = 0; lo < n; lo += slab_records) {
+      ES_RETURN_IF_ERROR(place_from_input(lo, std::min(slab_records, n - lo)));
+      ES_RETURN_IF_ERROR(write_grid_slab(lo, std::min(slab_records, n - lo)));
+    }
+  }
+  grid_on_disk_ = true;
+  allocate_sources(round_up(grid_padded_vertices() * traits_.source_bytes, kIoAlignment));
+  grid_reader_ = std::make_unique<GridWindowReader>(grid_file_, grid_file_bytes_, plan_.grid_window_bytes,
+                                                    std::span(grid_windows_.data(), grid_windows_.size()),
+                                                    std::span<const std::uint32_t>(grid_window_crc_), plan_.io,
+                                                    &edge_read_counters_);
+  grid_ready_ = true;
+  return Status::ok();
+}
+
+// Checks every input record, in parallel (the first bad one reported), counting each bucket's
+// records (counts[t][b] for task t); then `stage(run, first, counts)` sees each checked run of
+// records (with the counts so far). Ends with the buckets placed (place_buckets).
+template <typename Stage>
+Status EngineBase::check_count_and(Stage&& stage) {
+  const std::size_t rs = graph_.record_size();
+  const std::uint64_t n = graph_.edges;
+  const std::size_t T = plan_.threads;
+  const EdgeFileType type = graph_.type;
+  const GridBucketing bucket_of = bucketing_;
+  const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
+  const std::string input_name = "edge file " + input_file_.path();
+  std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
+  std::vector<std::uint64_t> bad(T);
+  std::vector<Edge> bad_edges(T);
+  std::uint64_t seen = 0;
+  ES_ASSIGN_OR_RETURN(auto reader, open_input());
+  ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+    if (cancel_requested()) return cancelled();
+    const std::size_t m = run.size() / rs;
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      bad[t] = UINT64_MAX;
+      std::uint64_t* count = counts[t].data();
+      for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+        const Edge e = decode_edge(run.data() + i * rs, type);
+        if (!edge_is_valid(e)) {
+          bad[t] = first + i;
+          bad_edges[t] = e;
+          return;
+        }
+        ++count[bucket_of(e.src, e.dst)];
+      }
+    });
+    for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
+      if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], traits_.check_weights);
+    }
+    ES_RETURN_IF_ERROR(stage(run, first, counts));
+    seen += m;
+    return Status::ok();
+  }));
+  if (seen != n) {
+    return corruption(input_name + " ended after " + std::to_string(seen * rs) + " of " + std::to_string(n * rs) + " bytes");
+  }
+  place_buckets([&](std::uint64_t b) {
+    std::uint64_t sum = 0;
+    for (std::size_t t = 0; t < T; ++t) sum += counts[t][b];
+    return sum;
+  });
+  input_validated_ = true;
+  return Status::ok();
+}
+
+Status EngineBase::check_and_count() {
+  return check_count_and([](std::span<const std::byte>, std::uint64_t, const auto&) { return Status::ok(); });
+}
+
+Expected<std::unique_ptr<FramedReader>> EngineBase::open_input() {
+  return open_input_edges(graph_, input_file_, plan_.io, plan_.threads, parallel_for(), &stats_.input_io,
+                          &stats_.input_codec_io);
+}
+
+// Which task places a bucket's records when every task reads every record: groups of 8 buckets
+// (one cache line of cursors) round robin.
+std::vector<std::uint8_t> EngineBase::bucket_owners() const {
+  std::vector<std::uint8_t> owner(grid_buckets(grid_blocks_, bucketing_.sub_bits));
+  for (std::size_t b = 0; b < owner.size(); ++b) owner[b] = static_cast<std::uint8_t>((b >> 3) % plan_.threads);
+  return owner;
+}
+
+// Fills the slab buffer with the grid records [lo, lo + slab) in one pass over the input (checked
+// already): every thread reads every record and places those of its buckets.
+Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab) {
+  const std::size_t rs = graph_.record_size();
+  const std::size_t T = plan_.threads;
+  const EdgeFileType type = graph_.type;
+  const GridBucketing bucket_of = bucketing_;
+  const std::uint32_t local_mask = grid_local_mask();
+  const bool local4 = grid_layout_ == GridLayout::kLocal4;
+  std::byte* out = grid_windows_.data();
+  std::vector<std::uint64_t> next = bucket_begin_;
+  const std::vector<std::uint8_t> owners = bucket_owners();
+  ES_ASSIGN_OR_RETURN(auto reader, open_input());
+  return for_each_record_run(*reader, rs, "edge file " + input_file_.path(), [&](std::span<const std::byte> run, std::uint64_t) -> Status {
+    if (cancel_requested()) return cancelled();
+    const std::size_t m = run.size() / rs;
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      std::uint64_t* cursor = next.data();
+      const std::uint8_t* owner = owners.data();
+      for (std::size_t i = 0; i < m; ++i) {
+        const Edge e = decode_edge(run.data() + i * rs, type);
+        const std::uint64_t b = bucket_of(e.src, e.dst);
+        if (owner[b] != t) continue;
+        const std::uint64_t at = cursor[b]++ - lo;
+        if (at >= slab) continue;  // another slab's record
+        if (local4) {
+          encode_grid_record<GridLayout::kLocal4>(out + at * 4, e, local_mask);
+        } else {
+          encode_grid_record<GridLayout::kLocal8>(out + at * 8, e, local_mask);
+        }
+      }
+    });
+    return Status::ok();
+  });
+}
+
+// Writes the slab buffer's first `slab` records as the grid's records from `lo` on (padded with
+// zeros to the I/O alignment), with a crc32 per window when scratch checksums are on.
+Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab) {
+  const std::size_t grid_rs = grid_record_bytes_;
+  const std::uint64_t window = plan_.grid_window_bytes;
+  std::byte* out = grid_windows_.data();
+  const std::uint64_t bytes = round_up(slab * grid_rs, kIoAlignment);
+  std::memset(out + slab * grid_rs, 0, bytes - slab * grid_rs);
+  if (options_.scratch_checksums) {
+    for (std::uint64_t w = 0; w * window < bytes; ++w) {
+      grid_window_crc_.push_back(frame_crc(std::span<const std::byte>(out + w * window, std::min(window, bytes - w * window))));
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  ES_RETURN_IF_ERROR(grid_file_.write_at(lo * grid_rs, std::span<const std::byte>(out, bytes)));
+  count_request(stats_.edges_io, start, 0, bytes);
+  return Status::ok();
+}
+
+// The grid in more than one slab from one pass over the input. Buckets, in schedule order, are
+// cut into `groups` runs of about equal size (estimated from the first run of input records);
+// while the pass checks and counts, every record goes, as (32-bit bucket, grid record) in input
+// order, to its group's staging file (grid_group.G) through one buffer of `block` bytes per group
+// (in the slab buffer; a crc32 per block). Then each slab is filled by scanning the groups whose
+// records fall in it: a bucket's records take its places in input order. The staging files are
+// removed at the end.
+Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs, std::uint64_t groups, std::uint64_t block) {
+  const std::size_t rs = graph_.record_size();
+  const std::size_t grid_rs = grid_record_bytes_;
+  const std::size_t staged_record = 4 + grid_rs;  // u32 bucket, then the grid record
+  const std::uint64_t n = graph_.edges;
+  const std::size_t T = plan_.threads;
+  const EdgeFileType type = graph_.type;
+  const GridBucketing bucket_of = bucketing_;
+  const std::uint32_t local_mask = grid_local_mask();
+  const bool local4 = grid_layout_ == GridLayout::kLocal4;
+  const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
+  const std::vector<std::uint32_t> order = grid_bucket_order();
+  std::vector<std::uint32_t> group_of(buckets, 0);
+  std::vector<std::uint8_t> bucket_owner(buckets, 0);  // the task that stages the bucket's group
+  const std::vector<std::uint8_t> place_owner = bucket_owners();
+  std::vector<File> files(groups);
+  for (std::uint64_t g = 0; g < groups; ++g) {
+    ES_ASSIGN_OR_RETURN(files[g], File::open_striped(volumes_.layout(StreamKind::kEdges, "grid_group." + std::to_string(g), g + 1),
+                                                     OpenMode::kCreate, plan_.io.direct));
+  }
+  struct alignas(64) Group {      // one cache line each: groups of different tasks share none
+    std::uint64_t filled = 0;     // bytes in the group's buffer
+    std::uint64_t flushed = 0;    // bytes of the group's file written
+    std::uint64_t staged = 0;     // records of the group
+  };
+  std::vector<Group> group(groups);
+  std::vector<std::vector<std::uint32_t>> block_crc(groups);
+  std::vector<IoCounters> written(T);
+  std::vector<Status> errors(T);
+  std::byte* buffers = grid_windows_.data();
+  auto flush = [&](std::uint64_t g, std::size_t t) -> Status {
+    std::byte* data = buffers + g * block;
+    const std::uint64_t bytes = round_up(group[g].filled, kIoAlignment);
+    std::memset(data + group[g].filled, 0, bytes - group[g].filled);
+    if (options_.scratch_checksums) block_crc[g].push_back(frame_crc(std::span<const std::byte>(data, bytes)));
+    const auto start = std::chrono::steady_clock::now();
+    ES_RETURN_IF_ERROR(files[g].write_at(group[g].flushed, std::span<const std::byte>(data, bytes)));
+    count_request(written[t], start, 0, bytes);
+    group[g].flushed += bytes;
+    group[g].filled = 0;
+    return Status::ok();
+  };
+  std::vector<std::byte> run_staged;  // the current run's records as (bucket, grid record), in input order
+  bool grouped = false;
+  auto stage = [&](std::span<const std::byte> run, std::uint64_t, const std::vector<std::vector<std::uint64_t>>& counts) -> Status {
+    const std::size_t m = run.size() / rs;
+    if (!grouped) {  // the first run's counts estimate each bucket's share: equal shares per group
+      std::uint64_t sample = 0;
+      for (std::size_t t = 0; t < T; ++t) sample += std::accumulate(counts[t].begin(), counts[t].end(), std::uint64_t{0});
+      std::uint64_t so_far = 0;
+      for (const std::uint32_t b : order) {
+        group_of[b] = static_cast<std::uint32_t>(std::min<std::uint64_t>(groups - 1, so_far * groups / std::max<std::uint64_t>(sample, 1)));
+        bucket_owner[b] = static_cast<std::uint8_t>(group_of[b] % T);
+        for (std::size_t t = 0; t < T; ++t) so_far += counts[t][b];
+      }
+      grouped = true;
+    }
+    run_staged.resize(m * staged_record);
+    auto encode = [&]<GridLayout kLayout, std::size_t kInput>(std::size_t t) {
+      constexpr std::size_t kStaged = kLayout == GridLayout::kLocal4 ? 8 : 12;
+      for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+        const Edge e = decode_edge(run.data() + i * kInput, type);
+        const auto b = static_cast<std::uint32_t>(bucket_of(e.src, e.dst));
+        std::byte* to = run_staged.data() + i * kStaged;
+        std::memcpy(to, &b, 4);
+        encode_grid_record<kLayout>(to + 4, e, local_mask);
+      }
+    };
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      if (!local4) return encode.template operator()<GridLayout::kLocal8, 12>(t);  // weights: 12-byte input
+      rs == 12 ? encode.template operator()<GridLayout::kLocal4, 12>(t) : encode.template operator()<GridLayout::kLocal4, 8>(t);
+    });
+    // Task t appends to the groups g with g % T == t, whose buckets it owns (constant record
+    // sizes: moves, not calls).
+    auto distribute = [&]<std::size_t kStaged>(std::size_t t) {
+      const std::uint32_t* group_index = group_of.data();
+      const std::uint8_t* owner = bucket_owner.data();
+      Group* groups_of_task = group.data();
+      const std::byte* from = run_staged.data();
+      for (std::size_t i = 0; i < m; ++i, from += kStaged) {
+        std::uint32_t b;
+        std::memcpy(&b, from, 4);
+        if (owner[b] != t) continue;
+        const std::uint32_t g = group_index[b];
+        Group& to = groups_of_task[g];
+        std::memcpy(buffers + g * block + to.filled, from, kStaged);
+        to.filled += kStaged;
+        ++to.staged;
+        if (to.filled == block) {  // block is a multiple of the record
+          errors[t] = flush(g, t);
+          if (!errors[t].is_ok()) return;
+        }
+      }
+    };
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      local4 ? distribute.template operator()<8>(t) : distribute.template operator()<12>(t);
+    });
+    for (const Status& error : errors) ES_RETURN_IF_ERROR(error);
+    return Status::ok();
+  };
+  ES_RETURN_IF_ERROR(check_count_and(stage));
+  for (std::uint64_t g = 0; g < groups; ++g) {
+    if (group[g].filled > 0) ES_RETURN_IF_ERROR(flush(g, 0));
+  }
+  for (const IoCounters& c : written) stats_.edges_io += c;
+
+  // The grid's records [first[g], end[g]) are group g's (groups are runs of buckets in grid
+  // order, so a bucket ends where the next one in that order begins).
+  std::vector<std::uint64_t> first(groups, UINT64_MAX);
+  std::vector<std::uint64_t> end(groups, 0);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::uint32_t g = group_of[order[i]];
+    first[g] = std::min(first[g], bucket_begin_[order[i]]);
+    end[g] = std::max(end[g], i + 1 < order.size() ? bucket_begin_[order[i + 1]] : n);
+  }
+  AlignedBuffer in(block);
+  std::vector<std::uint64_t> next;
+  std::vector<std::uint8_t> bad(T, 0);
+  for (std::uint64_t j = 0; j < slabs; ++j) {
+    if (cancel_requested()) return cancelled();
+    const std::uint64_t lo = j * slab_records;
+    const std::uint64_t slab = std::min(slab_records, n - lo);
+    std::byte* out = grid_windows_.data();
+    for (std::uint64_t g = 0; g < groups; ++g) {
+      if (group[g].staged == 0 || end[g] <= lo || first[g] >= lo + slab) continue;  // nothing of g in this slab
+      next = bucket_begin_;  // the scan below counts g's buckets from their first place
+      std::uint64_t left = group[g].staged * staged_record;
+      for (std::uint64_t k = 0; left > 0; ++k) {
+        const std::uint64_t bytes = std::min(block, left);
+        const std::span<std::byte> into(in.data(), round_up(bytes, kIoAlignment));
+        const auto start = std::chrono::steady_clock::now();
+        ES_ASSIGN_OR_RETURN(const std::size_t got, files[g].read_at(k * block, into));
+        count_request(stats_.edges_io, start, got, 0);
+        if (got != into.size() || (options_.scratch_checksums && frame_crc(into) != block_crc[g][k])) {
+          return corruption("edge grid staging file " + files[g].path() + ": " +
+                            (got != into.size() ? "short read" : std::string("checksum mismatch")) + " at byte offset " +
+                            std::to_string(k * block) + " (" + std::to_string(into.size()) + " bytes; damaged scratch data)");
+        }
+        const std::uint64_t m = bytes / staged_record;
+        // Task t places the records of its bucket groups (8 buckets: one cache line of cursors).
+        auto place = [&]<std::size_t kGrid>(std::size_t t) {
+          constexpr std::size_t kStaged = 4 + kGrid;
+          std::uint64_t* cursor = next.data();
+          const std::uint32_t* group_index = group_of.data();
+          const std::uint8_t* owner = place_owner.data();
+          const std::byte* record = in.data();
+          for (std::uint64_t i = 0; i < m; ++i, record += kStaged) {
+            std::uint32_t b;
+            std::memcpy(&b, record, 4);
+            if (b >= buckets) {  // only a damaged file without checksums gets here
+              bad[t] = 1;
+              return;
+            }
+            if (owner[b] != t) continue;
+            if (group_index[b] != g) {  // the same
+              bad[t] = 1;
+              return;
+            }
+            const std::uint64_t at = cursor[b]++ - lo;
+            if (at < slab) std::memcpy(out + at * kGrid, record + 4, kGrid);
+          }
+        };
+        pool_->run(T, [&](std::size_t t, unsigned) {
+          local4 ? place.template operator()<4>(t) : place.template operator()<8>(t);
+        });
+        if (std::count(bad.begin(), bad.end(), 1) > 0) {
+          return corruption("edge grid staging file " + files[g].path() + ": a record names a bucket of another group near byte offset " +
+                            std::to_string(k * block) + " (damaged scratch data)");
+        }
+        left -= bytes;
+      }
+    }
+    ES_RETURN_IF_ERROR(write_grid_slab(lo, slab));
+  }
+  for (File& file : files) {
+    const std::string path = file.path();
+    file.close();
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);  // the scratch directory goes at the end of the run anyway
+  }
+  return Status::ok();
+}
+
+void EngineBase::collect_io_counters() {
+  stats_.edges_io += edge_read_counters_;
+  stats_.updates_io += update_read_counters_;
+  for (int set = 0; set < 2; ++set) {
+    for (const auto& c : update_counters_[set]) stats_.updates_io += c;
+    for (const auto& w : writers_[set]) stats_.updates_codec_io += w->codec_counters();
+  }
+}
+
+}  // namespace edgestream

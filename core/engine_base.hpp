@@ -1,0 +1,194 @@
+// The program-independent half of the engine (core/engine.hpp): a run's plan, scratch files,
+// partition states on storage, the input's one checked pass into memory and the edge grid's
+// construction (in memory or on disk). Engine<P> derives from it and adds what depends on the
+// program: vertex and update types, scatter, routing and gather. Compiled once here instead of
+// once per program (28 instantiations: this code was about a third of each one's object code).
+#pragma once
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/block_schedule.hpp"
+#include "core/checkpoint.hpp"
+#include "core/engine_options.hpp"
+#include "core/grid_window_reader.hpp"
+#include "core/memory_plan.hpp"
+#include "core/run_stats.hpp"
+#include "core/thread_pool.hpp"
+#include "core/volume_set.hpp"
+#include "compress/framed_stream.hpp"
+#include "io/aligned_buffer.hpp"
+#include "io/file.hpp"
+#include "io/graph_format.hpp"
+
+namespace edgestream {
+
+/// Raises the soft open-file limit so that `needed` descriptors fit; errors when the hard limit
+/// does not allow it.
+Status ensure_open_file_limit(std::uint64_t needed);
+
+/// An error naming the input record that breaks the format's rules.
+Status invalid_edge_error(const GraphInfo& graph, std::uint64_t record, const Edge& e, bool check_weights);
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// How the in-memory grid stores one edge (EngineBase::build_grid).
+enum class GridLayout : std::uint8_t {
+  kFull,    // the input record as is (blocks of more than 2^16 vertices, or --full_grid_records)
+  kLocal4,  // 16-bit block-local source and destination ids (the bucket tells the blocks)
+  kLocal8,  // the same and the 4-byte weight (weighted graphs, programs that read weights)
+};
+
+/// What the program-independent code needs to know about the program (Engine<P> fills it in from
+/// P's traits, core/program.hpp).
+struct EngineProgramTraits {
+  bool check_weights = false;     // P::kNonNegativeWeights: a negative weight is invalid input
+  bool reads_weights = false;     // kProgramReadsWeights<P>: edge streams and grid keep the weight
+  bool undirected = false;        // P::kUndirected: K > 1 edge streams get every edge reversed too
+  bool two_way = false;           // every edge is scattered in both directions (undirected or reverse edges)
+  bool reverse_edges = false;     // kHasReverseEdges<P>: K > 1 keeps a second set of edge streams, by destination
+  std::size_t source_bytes = 0;   // sizeof(P::Source) for ProgramWithSource, else 0
+};
+
+class EngineBase {
+ protected:
+  EngineBase(GraphInfo graph, EngineOptions options, EngineProgramTraits traits);
+  ~EngineBase();
+  EngineBase(const EngineBase&) = delete;
+  EngineBase& operator=(const EngineBase&) = delete;
+
+  // ---- setup --------------------------------------------------------------------------------
+
+  /// Completes `input` (the program's vertex, update and superstep figures are set by the caller),
+  /// resolves the volumes, plans the memory and opens the input; sets K_, the keys, the thread pool.
+  Status plan_run(MemoryPlanInput input);
+  /// K > 1: creates the scratch directory, the vertex, edge and update streams and the update writers.
+  Status open_streams();
+  /// K > 1: one pass over the input (every record checked) into the partitions' edge streams.
+  Status split_input();
+  /// Closes every scratch file and removes the scratch directory; collects the I/O counters.
+  /// Called once at the end of a run, whatever its outcome.
+  void close_run();
+
+  /// The records the program needs: the input's type, without a weight it never reads. Written to
+  /// K > 1 edge streams (8 bytes instead of 12) and deciding the grid's 4- or 8-byte records.
+  EdgeFileType program_edge_type() const {
+    return graph_.type == EdgeFileType::kWeighted && traits_.reads_weights ? EdgeFileType::kWeighted
+                                                                            : EdgeFileType::kUnweighted;
+  }
+
+  bool edge_is_valid(const Edge& e) const {
+    if (e.src >= graph_.vertices || e.dst >= graph_.vertices) return false;
+    return !traits_.check_weights || e.weight >= 0.0F;
+  }
+
+  /// K = 1 with room for the edges: reads and checks the whole input once, then builds the grid when
+  /// the plan has room for it.
+  Status load_edge_cache();
+  /// K = 1 without room for the edges, with a grid_window_bytes plan: the grid in a scratch file.
+  Status build_disk_grid();
+
+  // ---- supersteps ---------------------------------------------------------------------------
+
+  static Status cancelled();
+  /// Makes partition p the current one (partition_, base_, count_).
+  void select_partition(std::uint64_t p);
+  /// K > 1: reads / writes partition p's states (state_) from / to the vertex file, crc32-checked.
+  Status load_partition(std::uint64_t p);
+  Status save_partition(std::uint64_t p);
+  /// One synchronous request on `counters`: its bytes, and the time since `start` as waiting.
+  static void count_request(IoCounters& counters, std::chrono::steady_clock::time_point start, std::uint64_t read,
+                            std::uint64_t written);
+  /// Runs the pool's workers for FramedReader's parallel decoding.
+  ParallelFor parallel_for();
+  /// The input's records as a stream (decoded when the input is compressed).
+  Expected<std::unique_ptr<FramedReader>> open_input();
+
+  /// The block-local part of a vertex id (grid records hold two of them).
+  std::uint32_t grid_local_mask() const {
+    return plan_.grid_shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << plan_.grid_shift) - 1;
+  }
+  /// Vertices rounded up to whole grid blocks: the on-disk grid's states and sources cover them.
+  std::uint64_t grid_padded_vertices() const;
+
+ private:
+  void collect_io_counters();
+  void init_grid();
+  std::vector<std::uint32_t> grid_bucket_order() const;
+  template <typename Total>
+  std::uint64_t place_buckets(Total&& total);
+  void allocate_sources(std::uint64_t room);
+  void build_grid();
+  template <typename Stage>
+  Status check_count_and(Stage&& stage);
+  Status check_and_count();
+  std::vector<std::uint8_t> bucket_owners() const;
+  Status place_from_input(std::uint64_t lo, std::uint64_t slab);
+  Status write_grid_slab(std::uint64_t lo, std::uint64_t slab);
+  Status build_staged(std::uint64_t slab_records, std::uint64_t slabs, std::uint64_t groups, std::uint64_t block);
+
+ protected:
+  GraphInfo graph_;
+  EngineOptions options_;
+  EngineProgramTraits traits_;
+  MemoryPlan plan_;
+  RunStats stats_;
+  SuperstepStats current_;
+  std::uint64_t K_ = 1;
+  std::uint64_t cache_keys_ = 1;
+  std::uint64_t keys_ = 1;
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<FrameScratch> frame_scratch_;  // one per worker: the frames it compresses
+  AlignedBuffer state_;
+  AlignedBuffer edge_cache_;   // the input's records (K = 1, when the plan has room for them)
+  bool edges_cached_ = false;  // edge_cache_ holds every record (after the first superstep)
+  AlignedBuffer grid_;         // the cached records grouped by block-pair cell (replaces edge_cache_)
+  GridLayout grid_layout_ = GridLayout::kFull;
+  AlignedBuffer sources_;      // ProgramWithSource: each vertex's Source for the current superstep (grid only)
+  std::vector<std::uint64_t> bucket_begin_;  // first record of each bucket (cells in schedule order)
+  std::vector<std::uint64_t> cell_end_;      // one past the last record of each cell
+  std::uint32_t grid_blocks_ = 1;
+  GridBucketing bucketing_;
+  unsigned grid_bucket_bits_ = 1;            // buckets per cell = 1 << grid_bucket_bits_
+  std::size_t grid_record_bytes_ = 0;
+  std::vector<std::vector<BlockTask>> schedule_;
+  bool grid_ready_ = false;
+  bool grid_on_disk_ = false;                // the grid is in grid_file_ (K = 1 without room for the edges)
+  File grid_file_;
+  std::uint64_t grid_file_bytes_ = 0;        // the grid's records, padded to the I/O alignment
+  AlignedBuffer grid_windows_;               // two windows of plan_.grid_window_bytes
+  std::vector<std::uint32_t> grid_window_crc_;  // crc32 per window (scratch checksums)
+  bool input_validated_ = false;           // every input record has been read and checked once
+  std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
+  std::uint64_t partition_ = 0;
+  std::uint64_t base_ = 0;
+  std::uint64_t count_ = 0;
+  unsigned set_out_ = 0;
+  VolumeSet volumes_;  // scratch volumes, stripe layouts and per-volume counters (declared before the files)
+  File input_file_;
+  File vertex_file_;
+  std::vector<std::uint32_t> state_crc_;      // crc32 of each partition's saved state (scratch checksums)
+  std::vector<File> edge_files_;
+  std::vector<std::uint64_t> edge_bytes_;     // raw (decoded) bytes per edge stream
+  std::vector<std::uint64_t> edge_stored_;    // bytes in the file (frames when compressed)
+  std::vector<File> redge_files_;            // reverse-edge programs: edges by destination
+  std::vector<std::uint64_t> redge_bytes_;
+  std::vector<std::uint64_t> redge_stored_;
+  std::vector<File> update_files_[2];
+  std::vector<IoCounters> update_counters_[2];
+  std::vector<std::unique_ptr<FramedWriter>> writers_[2];
+  IoCounters edge_read_counters_;
+  IoCounters update_read_counters_;
+  std::unique_ptr<CheckpointSession> checkpoint_;  // --checkpoint / --resume
+  // One pass over grid_file_ per superstep; last, so it goes before the buffers and counters it uses.
+  std::unique_ptr<GridWindowReader> grid_reader_;
+};
+
+}  // namespace edgestream
