@@ -164,7 +164,7 @@ class Engine : private EngineBase {
     }
     std::uint64_t state_vertices = std::min<std::uint64_t>(graph_.vertices, plan_.partition_vertices());
     if (plan_.grid_window_bytes > 0) state_vertices = grid_padded_vertices();  // whole blocks (scatter_grid_as)
-    state_ = AlignedBuffer(std::max<std::uint64_t>(plan_.state_bytes, state_vertices * sizeof(Vertex)));
+    state_ = AlignedBuffer::huge(std::max<std::uint64_t>(plan_.state_bytes, state_vertices * sizeof(Vertex)));
     if (K_ == 1) {
       // With room for the input, read (and check) it once now; supersteps then stream memory.
       if (plan_.edge_cache_bytes > 0 && graph_.edges > 0) return load_edge_cache();
