@@ -6,11 +6,13 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -159,6 +161,34 @@ void warn_if_no_uring() {
 }
 
 }  // namespace
+
+TEST_CASE("AlignedBuffer::huge: 2 MiB-aligned, zero-filled, no larger than asked, movable", "[io]") {
+  constexpr std::size_t kHuge = 2 * kMiB;
+  // Large enough for huge pages: the mapping starts on a 2 MiB boundary and ends where the
+  // (4 KiB-rounded) size does: the extra huge page mapped to align it is given back.
+  AlignedBuffer big = AlignedBuffer::huge(5 * kMiB + 100);
+  REQUIRE(big.size() == round_up(5 * kMiB + 100, kIoAlignment));
+  REQUIRE(reinterpret_cast<std::uintptr_t>(big.data()) % kHuge == 0);
+  unsigned char vec = 0;
+  errno = 0;
+  CHECK(mincore(big.data() + big.size(), kIoAlignment, &vec) == -1);  // the page after it is not mapped
+  CHECK(errno == ENOMEM);
+  bool zero = true;
+  for (std::size_t i = 0; i < big.size(); i += 997) zero = zero && big.data()[i] == std::byte{0};
+  CHECK(zero);
+  big.data()[0] = std::byte{1};
+  big.data()[big.size() - 1] = std::byte{2};
+  std::byte* const at = big.data();
+  AlignedBuffer moved(std::move(big));
+  CHECK(moved.data() == at);
+  CHECK(moved.data()[moved.size() - 1] == std::byte{2});
+  CHECK(big.size() == 0);  // NOLINT(bugprone-use-after-move): a moved-from buffer is empty
+  // Smaller than a huge page: an ordinary page-aligned buffer.
+  AlignedBuffer small = AlignedBuffer::huge(100 * kKiB + 1);
+  CHECK(small.size() == round_up(100 * kKiB + 1, kIoAlignment));
+  CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % kIoAlignment == 0);
+  CHECK(AlignedBuffer::huge(0).size() == 0);
+}
 
 TEST_CASE("File read_at/write_at round trips in direct mode (aligned buffers and offsets)", "[io]") {
   TempDir dir;
