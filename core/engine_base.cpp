@@ -166,8 +166,7 @@ Status EngineBase::split_input() {
   std::vector<Edge> bad_edges(T);
   std::vector<Status> errors(T);
   {
-    ES_ASSIGN_OR_RETURN(auto reader, open_input_edges(graph_, input_file_, plan_.io, plan_.threads, parallel_for(),
-                                                      &stats_.input_io, &stats_.input_codec_io));
+    ES_ASSIGN_OR_RETURN(auto reader, open_input());
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + graph_.edge_path.string(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
@@ -315,6 +314,31 @@ ParallelFor EngineBase::parallel_for() {
   };
 }
 
+template <typename OnEdge>
+Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first, OnEdge&& on_edge) {
+  const std::size_t rs = graph_.record_size();
+  const std::size_t n = run.size() / rs;
+  const std::size_t T = plan_.threads;
+  const EdgeFileType type = graph_.type;
+  std::vector<std::uint64_t> bad(T, UINT64_MAX);
+  std::vector<Edge> bad_edges(T);
+  pool_->run(T, [&](std::size_t t, unsigned) {
+    for (std::size_t i = n * t / T; i < n * (t + 1) / T; ++i) {
+      const Edge e = decode_edge(run.data() + i * rs, type);
+      if (!edge_is_valid(e)) {
+        bad[t] = first + i;
+        bad_edges[t] = e;
+        return;
+      }
+      on_edge(t, e);
+    }
+  });
+  for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
+    if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], traits_.check_weights);
+  }
+  return Status::ok();
+}
+
 // K = 1 with the input kept in memory: reads the whole input once at setup, checking every
 // record (in parallel, the first bad one reported), then builds the grid when the plan has room.
 // Every superstep, including the first and the first after a resume, then runs on the same copy.
@@ -322,30 +346,12 @@ Status EngineBase::load_edge_cache() {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t bytes = graph_.edges * rs;
   edge_cache_ = AlignedBuffer(plan_.edge_cache_bytes);
-  const std::size_t T = plan_.threads;
-  std::vector<std::uint64_t> bad(T);
-  std::vector<Edge> bad_edges(T);
   std::uint64_t cached = 0;
-  ES_ASSIGN_OR_RETURN(auto reader, open_input_edges(graph_, input_file_, plan_.io, plan_.threads, parallel_for(),
-                                                    &stats_.input_io, &stats_.input_codec_io));
+  ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + input_file_.path(),
                                          [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
-    const std::size_t n = run.size() / rs;
-    pool_->run(T, [&](std::size_t t, unsigned) {
-      bad[t] = UINT64_MAX;
-      for (std::size_t i = n * t / T; i < n * (t + 1) / T; ++i) {
-        const Edge e = decode_edge(run.data() + i * rs, graph_.type);
-        if (!edge_is_valid(e)) {
-          bad[t] = first + i;
-          bad_edges[t] = e;
-          return;
-        }
-      }
-    });
-    for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
-      if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], traits_.check_weights);
-    }
+    ES_RETURN_IF_ERROR(check_run(run, first, [](std::size_t, const Edge&) {}));
     std::memcpy(edge_cache_.data() + cached, run.data(), run.size());
     cached += run.size();
     return Status::ok();
@@ -550,36 +556,17 @@ Status EngineBase::check_count_and(Stage&& stage) {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
   const std::size_t T = plan_.threads;
-  const EdgeFileType type = graph_.type;
   const GridBucketing bucket_of = bucketing_;
   const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
   const std::string input_name = "edge file " + input_file_.path();
   std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
-  std::vector<std::uint64_t> bad(T);
-  std::vector<Edge> bad_edges(T);
   std::uint64_t seen = 0;
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
-    const std::size_t m = run.size() / rs;
-    pool_->run(T, [&](std::size_t t, unsigned) {
-      bad[t] = UINT64_MAX;
-      std::uint64_t* count = counts[t].data();
-      for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
-        const Edge e = decode_edge(run.data() + i * rs, type);
-        if (!edge_is_valid(e)) {
-          bad[t] = first + i;
-          bad_edges[t] = e;
-          return;
-        }
-        ++count[bucket_of(e.src, e.dst)];
-      }
-    });
-    for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
-      if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], traits_.check_weights);
-    }
+    ES_RETURN_IF_ERROR(check_run(run, first, [&](std::size_t t, const Edge& e) { ++counts[t][bucket_of(e.src, e.dst)]; }));
     ES_RETURN_IF_ERROR(stage(run, first, counts));
-    seen += m;
+    seen += run.size() / rs;
     return Status::ok();
   }));
   if (seen != n) {

@@ -120,6 +120,10 @@ class EngineBase {
 
  private:
   void collect_io_counters();
+  /// Checks every record of `run` (input records from `first` on) on the pool, one contiguous range
+  /// per task, calling on_edge(task, edge) for each valid one; the earliest invalid record is the error.
+  template <typename OnEdge>
+  Status check_run(std::span<const std::byte> run, std::uint64_t first, OnEdge&& on_edge);
   void init_grid();
   std::vector<std::uint32_t> grid_bucket_order() const;
   template <typename Total>
