@@ -71,6 +71,8 @@ struct PageRankProgram {
       emit(e.dst, Update{src.contribution});
     }
   }
+  // Superstep 0 counts out-degrees (emits to the source); the rank supersteps emit to e.dst only.
+  bool emits_to_destination(std::uint32_t superstep) const { return superstep > 0; }
   bool gather(VertexId, Vertex& v, const Update& u, std::uint32_t emitted_superstep) const {
     if (emitted_superstep == 0) {
       ++v.degree;

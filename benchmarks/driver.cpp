@@ -192,7 +192,7 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
   for (std::size_t i = 0; i < s.per_superstep.size(); ++i) {
     const SuperstepStats& p = s.per_superstep[i];
     out << (i ? "," : "") << "{\"superstep\":" << p.superstep << ",\"emitted\":" << p.emitted << ",\"in_memory\":"
-        << p.in_memory << ",\"spilled\":" << p.spilled << ",\"changed\":" << p.changed << "}";
+        << p.in_memory << ",\"direct\":" << p.direct << ",\"spilled\":" << p.spilled << ",\"changed\":" << p.changed << "}";
   }
   out << "],\"summary\":{";
   for (std::size_t i = 0; i < report.summary.size(); ++i) {

@@ -489,10 +489,180 @@ class Engine : private EngineBase {
         pool_->run(T, [&](std::size_t t, unsigned) {
           for (std::uint64_t v = n * t / T; v < n * (t + 1) / T; ++v) src[v] = program_.source(st[v], s);
         });
+        if constexpr (ProgramWithTargets<P> && !kTwoWay) {
+          if (!grid_on_disk_ && mode.forward && program_.emits_to_destination(s)) {
+            switch (grid_layout_) {
+              case GridLayout::kLocal4: return scatter_grid_columns<GridLayout::kLocal4>(s);
+              case GridLayout::kLocal8:
+                if constexpr (kProgramReadsWeights<P>) return scatter_grid_columns<GridLayout::kLocal8>(s);
+                break;
+              case GridLayout::kFull: return scatter_grid_columns<GridLayout::kFull>(s);
+            }
+          }
+        }
         return scatter_grid_layout<true>(s, mode);
       }
     }
     return scatter_grid_layout<false>(s, mode);
+  }
+
+  // The grid's scatter loops ask for the states (or sources) of the record this many records ahead:
+  // a block's states do not stay in the CPU cache between the sparse cells of a large graph, and
+  // the accesses are random, so without it every record waits for memory. rmat22 PageRank in
+  // memory, by destination block: 16 → 0.143 s per superstep, 32 → ~0.12 s, 64 → 0.09 s, 128 the
+  // same as 64; 0.175 s without (docs/performance.md, session 9).
+  static constexpr std::uint64_t kGridPrefetchDistance = 64;
+
+  // Prefetches what scattering the compact grid record at `ahead` touches: the source's Source (or
+  // state) for reading and the destination's state for writing, and the other way round too when
+  // every edge is scattered in both directions.
+  template <bool kFromSources>
+  void prefetch_grid_record(const std::byte* ahead, VertexId src_base, VertexId dst_base, std::uint32_t local_mask,
+                            const Vertex* st) const {
+    std::uint32_t local;
+    std::memcpy(&local, ahead, 4);
+    const VertexId from = src_base + (local & local_mask);
+    const VertexId to = dst_base + ((local >> 16) & local_mask);
+    if constexpr (kFromSources) {
+      __builtin_prefetch(reinterpret_cast<const typename P::Source*>(sources_.data()) + from);
+    } else {
+      __builtin_prefetch(st + from, kTwoWay ? 1 : 0);
+    }
+    __builtin_prefetch(st + to, 1);
+    if constexpr (kTwoWay && kFromSources) {
+      __builtin_prefetch(reinterpret_cast<const typename P::Source*>(sources_.data()) + to);
+      __builtin_prefetch(st + from, 1);
+    }
+  }
+
+  // One superstep's scatter over the in-memory grid by destination block, for programs with a
+  // narrow Source whose superstep emits to edge destinations only (ProgramWithTargets): task d
+  // streams the records of every block pair (x -> d), x = 0, 1, ..., B - 1, so block d's states stay
+  // in the CPU cache for all of its in-edges and only the 4-byte sources of one block x at a time
+  // are read at random. (The pair schedule alternates between both blocks of a cell; on a sparse
+  // graph a cell has fewer edges than vertices and nearly every state access there misses the
+  // cache.) A task writes the states of its own block only and reads only sources_, which is fixed
+  // for the superstep: no races, and every vertex gathers its updates in the same order whatever the
+  // number of threads. An emit outside block d is buffered and routed as in scatter_grid_as.
+  template <GridLayout kLayout>
+  Status scatter_grid_columns(std::uint32_t s) {
+    const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
+    const unsigned shift = plan_.grid_shift;
+    [[maybe_unused]] const std::uint32_t local_mask = grid_local_mask();
+    const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
+    const EdgeFileType type = graph_.type;
+    const std::uint32_t blocks = grid_blocks_;
+    const std::byte* const grid = grid_.data();
+    const auto* const src = reinterpret_cast<const typename P::Source*>(sources_.data());
+    // The records of the edges from block x to block d: cell {x, d}, side 1 when d >= x (side 0
+    // holds the higher block's edges to the lower one; a diagonal cell has side 1 only).
+    auto records_of = [&](std::uint32_t x, std::uint32_t d) {
+      const std::uint64_t c = block_cell(x, d);
+      const std::uint64_t side1 = bucket_begin_[(c << grid_bucket_bits_) | side_bucket];
+      return d >= x ? std::pair{side1, cell_end_[c]} : std::pair{bucket_begin_[c << grid_bucket_bits_], side1};
+    };
+    struct Progress {
+      std::uint32_t from = 0;    // the source block x being streamed
+      std::uint64_t record = 0;  // next record of (x -> d) (absolute index)
+      bool started = false;
+    };
+    std::vector<Progress> progress(blocks);
+    // The largest columns first, so that the last tasks of the superstep are short ones.
+    std::vector<std::uint64_t> column_records(blocks, 0);
+    for (std::uint32_t d = 0; d < blocks; ++d) {
+      for (std::uint32_t x = 0; x < blocks; ++x) {
+        const auto [begin, end] = records_of(x, d);
+        column_records[d] += end - begin;
+      }
+    }
+    std::vector<std::uint32_t> pending(blocks);
+    std::iota(pending.begin(), pending.end(), 0U);
+    std::stable_sort(pending.begin(), pending.end(),
+                     [&](std::uint32_t l, std::uint32_t r) { return column_records[l] > column_records[r]; });
+    std::vector<std::uint32_t> unfinished;
+    while (!pending.empty()) {
+      if (cancel_requested()) return cancelled();
+      for (Worker& w : workers_) {
+        w.emitted_count = 0;
+        w.changed = 0;
+        w.direct = 0;
+      }
+      pool_->run(pending.size(), [&](std::size_t i, unsigned worker) {
+        const std::uint32_t d = pending[i];
+        Progress& at = progress[d];
+        Worker& w = workers_[worker];
+        Entry* out = w.emitted.data();
+        const std::size_t capacity = w.emitted.size();
+        std::size_t k = w.emitted_count;
+        std::uint64_t changed = 0;
+        std::uint64_t direct = 0;
+        Vertex* st = states();
+        auto emit = [&](VertexId target, const Update& u) {
+          if ((target >> shift) == d) {
+            changed += program_.gather(target, st[target], u, s) ? 1 : 0;
+            ++direct;
+          } else {
+            out[k++] = Entry{target, u};
+          }
+        };
+        [[maybe_unused]] const VertexId dst_base = VertexId{d} << shift;
+        for (; at.from < blocks; ++at.from, at.started = false) {
+          if constexpr (ProgramWithActive<P>) {
+            if (block_active_[at.from] == 0) continue;  // every edge here reads a source of block x
+          }
+          const auto [begin, end] = records_of(at.from, d);
+          if (!at.started) {
+            at.record = begin;
+            at.started = true;
+          }
+          [[maybe_unused]] const VertexId src_base = VertexId{at.from} << shift;
+          std::uint64_t r = at.record;
+          while (r < end) {
+            const std::uint64_t room = (capacity - k) / P::kMaxEmitsPerEdge;  // certainly fit the buffer
+            if (room == 0) break;
+            const std::uint64_t stop = std::min(end, r + room);
+            const std::byte* record = grid + r * rs;
+            for (; r < stop; ++r, record += rs) {
+              Edge e;
+              if constexpr (kLayout == GridLayout::kFull) {
+                e = decode_edge(record, type);
+              } else {
+                std::uint32_t local;
+                std::memcpy(&local, record, 4);
+                if (r + kGridPrefetchDistance < stop) {
+                  prefetch_grid_record<true>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st);
+                }
+                e.src = src_base + (local & local_mask);  // masked: inside blocks x and d whatever the bytes
+                e.dst = dst_base + ((local >> 16) & local_mask);
+                e.weight = 1.0F;
+                if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(&e.weight, record + 4, 4);
+              }
+              program_.scatter_source(src[e.src], e, s, emit);
+            }
+          }
+          at.record = r;
+          if (r < end) break;  // the buffer is full: continue after the barrier
+        }
+        w.emitted_count = k;
+        w.changed += changed;
+        w.direct += direct;
+      });
+      std::uint64_t buffered = 0;
+      for (const Worker& w : workers_) {
+        current_.changed += w.changed;
+        current_.emitted += w.direct;
+        current_.in_memory += w.direct;
+        current_.direct += w.direct;
+        buffered += w.emitted_count;
+      }
+      if (buffered > 0) ES_RETURN_IF_ERROR(route_and_apply(s, /*count_emitted=*/true));
+      unfinished.clear();
+      for (const std::uint32_t d : pending) {
+        if (progress[d].from < blocks) unfinished.push_back(d);
+      }
+      pending.swap(unfinished);
+    }
+    return Status::ok();
   }
 
   template <bool kFromSources>
@@ -611,6 +781,9 @@ class Engine : private EngineBase {
                 if constexpr (kLayout == GridLayout::kFull) {
                   e = decode_edge(record, type);
                 } else {
+                  if (r + kGridPrefetchDistance < stop) {
+                    prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st);
+                  }
                   std::uint32_t local;
                   std::memcpy(&local, record, 4);
                   // Masked: even a damaged record (scratch checksums off) names vertices of the
@@ -645,6 +818,7 @@ class Engine : private EngineBase {
           current_.changed += w.changed;
           current_.emitted += w.direct;
           current_.in_memory += w.direct;
+          current_.direct += w.direct;
           buffered += w.emitted_count;
         }
         if (buffered > 0) ES_RETURN_IF_ERROR(route_and_apply(s, /*count_emitted=*/true));

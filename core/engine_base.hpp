@@ -122,8 +122,9 @@ class EngineBase {
   void collect_io_counters();
   /// Checks every record of `run` (input records from `first` on) on the pool, one contiguous range
   /// per task, calling on_edge(task, edge) for each valid one; the earliest invalid record is the error.
+  /// With `copy_to`, each task also copies its range there (copy_to must have room for the run).
   template <typename OnEdge>
-  Status check_run(std::span<const std::byte> run, std::uint64_t first, OnEdge&& on_edge);
+  Status check_run(std::span<const std::byte> run, std::uint64_t first, OnEdge&& on_edge, std::byte* copy_to = nullptr);
   void init_grid();
   std::vector<std::uint32_t> grid_bucket_order() const;
   template <typename Total>

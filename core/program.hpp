@@ -111,6 +111,15 @@ concept ProgramWithSource = requires(const P& p, const typename P::Vertex& v, co
   p.scatter_source(src, e, std::uint32_t{}, [](VertexId, const typename P::Update&) {});
 };
 
+/// True when P can tell that a superstep's scatter emits only to the destination of each edge (the
+/// optional emits_to_destination(); PageRank's rank supersteps, not its degree count). The in-memory
+/// grid then scatters by destination block (Engine::scatter_grid_columns). An emit elsewhere stays
+/// correct, only slower: it is buffered and routed like any update outside the task's blocks.
+template <typename P>
+concept ProgramWithTargets = requires(const P& p) {
+  { p.emits_to_destination(std::uint32_t{}) } -> std::same_as<bool>;
+};
+
 /// True when P knows in advance how many supersteps it runs (the optional planned_supersteps();
 /// fixed iteration counts such as PageRank's). The plan uses it to decide whether building an
 /// on-disk grid pays off (core/memory_plan.cpp).

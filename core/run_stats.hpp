@@ -19,6 +19,8 @@ struct SuperstepStats {
   std::uint32_t superstep = 0;
   std::uint64_t emitted = 0;     // updates produced by scatter (before combining)
   std::uint64_t in_memory = 0;   // applied directly (destination state in memory)
+  std::uint64_t direct = 0;      // of those, applied by the grid's scatter itself, never buffered (this
+                                 // process only: not kept in checkpoints, 0 for supersteps resumed past)
   std::uint64_t spilled = 0;     // written to update streams (after combining)
   std::uint64_t changed = 0;     // gathers that changed a vertex
   std::uint64_t active = 0;      // vertices whose prepare() returned true (programs whose prepare returns bool)
