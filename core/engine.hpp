@@ -840,6 +840,11 @@ class Engine : private EngineBase {
     return Status::ok();
   }
 
+  // scatter_run asks for the state(s) of the record this many records ahead: K > 1 and input-order
+  // scatters read the sources' states at random over a partition larger than the CPU cache.
+  // rmat22 PageRank 5 it., -k 4 (docs/performance.md, session 9): user CPU -22% at 32; 64 the same.
+  static constexpr std::size_t kStreamPrefetchDistance = 32;
+
   // Scatter of a run of whole edge records of `type`, in parallel steps of batch_records per task, in the
   // directions `mode` asks for; records are checked against the graph's rules when `validate`.
   // Records of a `scratch` edge stream are checked to lie in the current partition: with the `none`
@@ -864,6 +869,17 @@ class Engine : private EngineBase {
         const std::uint64_t base = base_;
         w.bad_record = UINT64_MAX;
         for (std::size_t i = lo; i < hi; ++i) {
+          if (i + kStreamPrefetchDistance < hi) {
+            // The state(s) the record this many ahead reads: random over the partition's states,
+            // which outgrow the CPU cache (checked against the partition: not yet validated).
+            const Edge ahead = decode_edge(run.data() + (i + kStreamPrefetchDistance) * rs, type);
+            const std::uint64_t from = ahead.src - base;
+            if (from < count_) __builtin_prefetch(st + from);
+            if constexpr (kTwoWay) {
+              const std::uint64_t to = ahead.dst - base;
+              if (to < count_) __builtin_prefetch(st + to);
+            }
+          }
           const Edge e = decode_edge(run.data() + i * rs, type);
           if (validate && !edge_is_valid(e)) {
             w.bad_record = first_record + i;
@@ -908,10 +924,28 @@ class Engine : private EngineBase {
     return Status::ok();
   }
 
-  std::uint32_t key_of(VertexId target) const {
-    const std::uint64_t local = static_cast<std::uint64_t>(target) - base_;
-    if (local < count_) return static_cast<std::uint32_t>(local >> plan_.cache_shift);
-    return static_cast<std::uint32_t>(cache_keys_ + plan_.partition_of(target));
+  // An update's routing key: its cache partition when the target is in the current streaming
+  // partition, cache_keys + its streaming partition otherwise. A value type taken by the routing
+  // loops, whose fields stay in registers (read through `this`, plan_.cache_shift was reloaded for
+  // every update: the counters' 32-bit stores might alias it).
+  struct KeyOf {
+    std::uint64_t base;
+    std::uint64_t count;
+    unsigned cache_shift;
+    std::uint64_t cache_keys;
+    std::uint64_t partition_size;
+    std::uint64_t partition_magic;
+
+    std::uint32_t operator()(VertexId target) const {
+      const std::uint64_t local = static_cast<std::uint64_t>(target) - base;
+      if (local < count) return static_cast<std::uint32_t>(local >> cache_shift);
+      if (partition_size == 1) return static_cast<std::uint32_t>(cache_keys + target);
+      __extension__ using Wide = unsigned __int128;  // MemoryPlan::partition_of
+      return static_cast<std::uint32_t>(cache_keys + static_cast<std::uint64_t>((static_cast<Wide>(partition_magic) * target) >> 64));
+    }
+  };
+  KeyOf key_of() const {
+    return KeyOf{base_, count_, plan_.cache_shift, cache_keys_, plan_.partition_size, plan_.partition_magic};
   }
 
   // Groups every task's emitted updates by key (cache partition, or remote streaming partition),
@@ -935,6 +969,7 @@ class Engine : private EngineBase {
       // The tables of updates 4j .. 4j + 3 (all the same one when there is one), for 4-wide steps.
       std::uint32_t* const quad[4] = {table[0], table[1 & mask], table[2 & mask], table[3 & mask]};
       const std::size_t n4 = n / 4 * 4;
+      const KeyOf key_of = this->key_of();
       std::fill(w.offsets.begin(), w.offsets.end(), 0U);
       std::fill(w.counts.begin(), w.counts.end(), 0U);
       for (std::size_t i = 0; i < n4; i += 4) {
