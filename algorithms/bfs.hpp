@@ -37,6 +37,19 @@ struct BfsProgram {
     if (src.level == superstep) emit(e.dst, Update{e.src});
   }
   bool active(const Vertex& src, std::uint32_t superstep) const { return src.level == superstep; }
+  // The grid scatters from this 1-byte view (core/program.hpp): the same test, once per vertex.
+  // Level-synchronous, so a snapshot taken before the superstep's gathers changes nothing: a vertex
+  // reached in superstep s has level s + 1 and is not expanded in s either way.
+  struct Source {
+    std::uint8_t frontier;
+  };
+  Source source(const Vertex& v, std::uint32_t superstep) const { return Source{v.level == superstep ? std::uint8_t{1} : std::uint8_t{0}}; }
+  template <typename Emit>
+  void scatter_source(const Source& src, const Edge& e, std::uint32_t, Emit&& emit) const {
+    if (src.frontier != 0) emit(e.dst, Update{e.src});
+  }
+  // Every update goes to an edge's destination: the in-memory grid scatters by destination block.
+  bool emits_to_destination(std::uint32_t) const { return true; }
   bool gather(VertexId, Vertex& s, const Update& u, std::uint32_t emitted_superstep) const {
     const std::uint32_t level = emitted_superstep + 1;
     if (s.level == kUnreached) {

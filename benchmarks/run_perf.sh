@@ -135,7 +135,7 @@ if [ "${COST:-1}" = 1 ]; then
   done
 fi
 
-# 4. X-Stream with the same command line (its own defaults for chunk sizes and scratch placement).
+# 4. X-Stream with the same settings (its own defaults for chunk sizes and scratch placement).
 if [ -n "$xstream" ]; then
   for w in $workloads; do
     read -r s budget < <(workload_spec "$w")
@@ -144,7 +144,8 @@ if [ -n "$xstream" ]; then
       for ((r = 0; r < reps; r++)); do
         if grep -qF "\"workload\": \"$w\", \"algorithm\": \"$a\", \"rep\": $r," "$out/xstream.jsonl" 2>/dev/null; then continue; fi
         # shellcheck disable=SC2046  # driver_args_for prints words to split
-        cmd=("$xstream" -g "$g" -b "$a" -p "$threads" --physical_memory "$budget" $(driver_args_for "$a"))
+        # X-Stream takes the budget in bytes, and picks its partition count only with -a (without it, 32).
+        cmd=("$xstream" -g "$g" -b "$a" -p "$threads" --physical_memory "$(numfmt --from=iec "$budget")" -a $(driver_args_for "$a"))
         echo "run_perf: X-Stream $w $a (rep $((r + 1))/$reps): ${cmd[*]}" >&2
         start=$(date +%s.%N)
         if (cd "$work" && timeout "${TIMEOUT:-3600}" "${cmd[@]}") >"$out/xstream-last.log" 2>&1; then
