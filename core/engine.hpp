@@ -939,9 +939,7 @@ class Engine : private EngineBase {
     std::uint32_t operator()(VertexId target) const {
       const std::uint64_t local = static_cast<std::uint64_t>(target) - base;
       if (local < count) return static_cast<std::uint32_t>(local >> cache_shift);
-      if (partition_size == 1) return static_cast<std::uint32_t>(cache_keys + target);
-      __extension__ using Wide = unsigned __int128;  // MemoryPlan::partition_of
-      return static_cast<std::uint32_t>(cache_keys + static_cast<std::uint64_t>((static_cast<Wide>(partition_magic) * target) >> 64));
+      return static_cast<std::uint32_t>(cache_keys + MemoryPlan::divide(target, partition_size, partition_magic));
     }
   };
   KeyOf key_of() const {

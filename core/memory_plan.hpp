@@ -70,10 +70,12 @@ struct MemoryPlan {
   std::uint64_t partition_vertices() const { return partition_size; }
   /// The streaming partition holding vertex v: v / partition_size, computed with one multiply
   /// (exact for every 32-bit v: Lemire, Kaser, Kurz, "Faster remainder by direct computation").
-  std::uint64_t partition_of(std::uint32_t v) const {
-    if (partition_size == 1) return v;
+  std::uint64_t partition_of(std::uint32_t v) const { return divide(v, partition_size, partition_magic); }
+  /// v / size given size's magic number (set_partition_size); for loops that keep both in registers.
+  static std::uint64_t divide(std::uint32_t v, std::uint64_t size, std::uint64_t magic) {
+    if (size == 1) return v;
     __extension__ using Wide = unsigned __int128;  // GCC/Clang extension; -Wpedantic knows it is intended
-    return static_cast<std::uint64_t>((static_cast<Wide>(partition_magic) * v) >> 64);
+    return static_cast<std::uint64_t>((static_cast<Wide>(magic) * v) >> 64);
   }
   /// Sets partition_size (>= 1) and the matching magic number.
   void set_partition_size(std::uint64_t size) {
