@@ -506,6 +506,48 @@ class Engine : private EngineBase {
     return scatter_grid_layout<false>(s, mode);
   }
 
+  // One grid record as an edge: a whole input record (kFull), or the block-local ids of the task's
+  // source and destination blocks (and the weight for kLocal8). Masked: even a damaged record
+  // (scratch checksums off) names vertices of those two blocks, whose states exist (padded to whole
+  // blocks on disk).
+  template <GridLayout kLayout>
+  static Edge decode_grid_record(const std::byte* record, EdgeFileType type, VertexId src_base, VertexId dst_base,
+                                 std::uint32_t local_mask) {
+    if constexpr (kLayout == GridLayout::kFull) {
+      return decode_edge(record, type);
+    } else {
+      std::uint32_t local;
+      std::memcpy(&local, record, 4);
+      Edge e;
+      e.src = src_base + (local & local_mask);
+      e.dst = dst_base + ((local >> 16) & local_mask);
+      e.weight = 1.0F;
+      if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(&e.weight, record + 4, 4);
+      return e;
+    }
+  }
+
+  // Before a parallel step of a grid scatter: every worker's buffer empty, its counts zero.
+  void begin_grid_step() {
+    for (Worker& w : workers_) {
+      w.emitted_count = 0;
+      w.changed = 0;
+      w.direct = 0;
+    }
+  }
+  // After it: the updates the tasks applied themselves are counted, the buffered ones routed and applied.
+  Status end_grid_step(std::uint32_t s) {
+    std::uint64_t buffered = 0;
+    for (const Worker& w : workers_) {
+      current_.changed += w.changed;
+      current_.emitted += w.direct;
+      current_.in_memory += w.direct;
+      current_.direct += w.direct;
+      buffered += w.emitted_count;
+    }
+    return buffered > 0 ? route_and_apply(s, /*count_emitted=*/true) : Status::ok();
+  }
+
   // The grid's scatter loops ask for the states (or sources) of the record this many records ahead:
   // a block's states do not stay in the CPU cache between the sparse cells of a large graph, and
   // the accesses are random, so without it every record waits for memory. rmat22 PageRank in
@@ -548,7 +590,7 @@ class Engine : private EngineBase {
   Status scatter_grid_columns(std::uint32_t s) {
     const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
     const unsigned shift = plan_.grid_shift;
-    [[maybe_unused]] const std::uint32_t local_mask = grid_local_mask();
+    const std::uint32_t local_mask = grid_local_mask();
     const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
     const EdgeFileType type = graph_.type;
     const std::uint32_t blocks = grid_blocks_;
@@ -582,11 +624,7 @@ class Engine : private EngineBase {
     std::vector<std::uint32_t> unfinished;
     while (!pending.empty()) {
       if (cancel_requested()) return cancelled();
-      for (Worker& w : workers_) {
-        w.emitted_count = 0;
-        w.changed = 0;
-        w.direct = 0;
-      }
+      begin_grid_step();
       pool_->run(pending.size(), [&](std::size_t i, unsigned worker) {
         const std::uint32_t d = pending[i];
         Progress& at = progress[d];
@@ -605,7 +643,7 @@ class Engine : private EngineBase {
             out[k++] = Entry{target, u};
           }
         };
-        [[maybe_unused]] const VertexId dst_base = VertexId{d} << shift;
+        const VertexId dst_base = VertexId{d} << shift;
         for (; at.from < blocks; ++at.from, at.started = false) {
           if constexpr (ProgramWithActive<P>) {
             if (block_active_[at.from] == 0) continue;  // every edge here reads a source of block x
@@ -615,7 +653,7 @@ class Engine : private EngineBase {
             at.record = begin;
             at.started = true;
           }
-          [[maybe_unused]] const VertexId src_base = VertexId{at.from} << shift;
+          const VertexId src_base = VertexId{at.from} << shift;
           std::uint64_t r = at.record;
           while (r < end) {
             const std::uint64_t room = (capacity - k) / P::kMaxEmitsPerEdge;  // certainly fit the buffer
@@ -623,20 +661,12 @@ class Engine : private EngineBase {
             const std::uint64_t stop = std::min(end, r + room);
             const std::byte* record = grid + r * rs;
             for (; r < stop; ++r, record += rs) {
-              Edge e;
-              if constexpr (kLayout == GridLayout::kFull) {
-                e = decode_edge(record, type);
-              } else {
-                std::uint32_t local;
-                std::memcpy(&local, record, 4);
+              if constexpr (kLayout != GridLayout::kFull) {
                 if (r + kGridPrefetchDistance < stop) {
                   prefetch_grid_record<true>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st);
                 }
-                e.src = src_base + (local & local_mask);  // masked: inside blocks x and d whatever the bytes
-                e.dst = dst_base + ((local >> 16) & local_mask);
-                e.weight = 1.0F;
-                if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(&e.weight, record + 4, 4);
               }
+              const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, local_mask);
               program_.scatter_source(src[e.src], e, s, emit);
             }
           }
@@ -647,15 +677,7 @@ class Engine : private EngineBase {
         w.changed += changed;
         w.direct += direct;
       });
-      std::uint64_t buffered = 0;
-      for (const Worker& w : workers_) {
-        current_.changed += w.changed;
-        current_.emitted += w.direct;
-        current_.in_memory += w.direct;
-        current_.direct += w.direct;
-        buffered += w.emitted_count;
-      }
-      if (buffered > 0) ES_RETURN_IF_ERROR(route_and_apply(s, /*count_emitted=*/true));
+      ES_RETURN_IF_ERROR(end_grid_step(s));
       unfinished.clear();
       for (const std::uint32_t d : pending) {
         if (progress[d].from < blocks) unfinished.push_back(d);
@@ -681,7 +703,7 @@ class Engine : private EngineBase {
   Status scatter_grid_as(std::uint32_t s, ScatterMode mode) {
     const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
     const unsigned shift = plan_.grid_shift;
-    [[maybe_unused]] const std::uint32_t local_mask = grid_local_mask();
+    const std::uint32_t local_mask = grid_local_mask();
     const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
     const EdgeFileType type = graph_.type;
     // The records [window_lo, window_hi) are at grid: all of them in memory; one window of the
@@ -719,11 +741,7 @@ class Engine : private EngineBase {
       pending.resize(round.size());
       for (std::size_t i = 0; i < round.size(); ++i) pending[i] = i;
       while (!pending.empty()) {
-        for (Worker& w : workers_) {
-          w.emitted_count = 0;
-          w.changed = 0;
-          w.direct = 0;
-        }
+        begin_grid_step();
         pool_->run(pending.size(), [&](std::size_t i, unsigned worker) {
           const BlockTask& task = round[pending[i]];
           Progress& at = progress[pending[i]];
@@ -773,26 +791,16 @@ class Engine : private EngineBase {
               const std::uint64_t room = (capacity - k) / kEmitsPerRecord;
               if (room == 0) break;
               const std::uint64_t stop = std::min({r < side1 ? side1 : end, r + room, hi});
-              [[maybe_unused]] const VertexId src_base = (r < side1 ? y : x) << shift;
-              [[maybe_unused]] const VertexId dst_base = (r < side1 ? x : y) << shift;
+              const VertexId src_base = (r < side1 ? y : x) << shift;
+              const VertexId dst_base = (r < side1 ? x : y) << shift;
               const std::byte* record = records + (r - lo) * rs;
               for (; r < stop; ++r, record += rs) {
-                Edge e;
-                if constexpr (kLayout == GridLayout::kFull) {
-                  e = decode_edge(record, type);
-                } else {
+                if constexpr (kLayout != GridLayout::kFull) {
                   if (r + kGridPrefetchDistance < stop) {
                     prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st);
                   }
-                  std::uint32_t local;
-                  std::memcpy(&local, record, 4);
-                  // Masked: even a damaged record (scratch checksums off) names vertices of the
-                  // task's two blocks, whose states exist (padded to whole blocks on disk).
-                  e.src = src_base + (local & local_mask);
-                  e.dst = dst_base + ((local >> 16) & local_mask);
-                  e.weight = 1.0F;
-                  if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(&e.weight, record + 4, 4);
                 }
+                const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, local_mask);
                 if constexpr (kFromSources) {
                   const auto* src = reinterpret_cast<const typename P::Source*>(sources_.data());
                   if (mode.forward) program_.scatter_source(src[e.src], e, s, emit);
@@ -813,15 +821,7 @@ class Engine : private EngineBase {
           w.changed += changed;
           w.direct += direct;
         });
-        std::uint64_t buffered = 0;
-        for (const Worker& w : workers_) {
-          current_.changed += w.changed;
-          current_.emitted += w.direct;
-          current_.in_memory += w.direct;
-          current_.direct += w.direct;
-          buffered += w.emitted_count;
-        }
-        if (buffered > 0) ES_RETURN_IF_ERROR(route_and_apply(s, /*count_emitted=*/true));
+        ES_RETURN_IF_ERROR(end_grid_step(s));
         unfinished.clear();
         bool ready = false;  // some unfinished task can go on in the current window
         for (const std::size_t i : pending) {
