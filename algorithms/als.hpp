@@ -160,6 +160,7 @@ struct AlsProgram {
     return solved;
   }
   bool done(const SuperstepStats& s) const { return s.superstep >= last; }
+  std::uint64_t planned_supersteps() const { return std::uint64_t{last} + 1; }
 };
 
 /// One rating of the model: user = lower id, item = higher id.

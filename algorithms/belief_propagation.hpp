@@ -15,6 +15,7 @@
 // state-dependent potential would be caught. Messages are kept as log-ratios ln(m(0)/m(1)).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -96,6 +97,7 @@ struct BeliefPropagationProgram {
   }
   static void combine(Update& into, const Update& from) { into.log_ratio += from.log_ratio; }
   bool done(const SuperstepStats& s) const { return s.superstep + 1 >= iterations; }
+  std::uint64_t planned_supersteps() const { return std::max<std::uint64_t>(iterations, 1); }
 };
 
 /// A 2-state pairwise model: prior(v) and the potential of the message sender -> receiver over a

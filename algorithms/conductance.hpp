@@ -44,6 +44,8 @@ struct ConductanceProgram {
     into.crossing += from.crossing;
   }
   bool done(const SuperstepStats&) const { return true; }
+  // One pass: --disk_grid auto streams the input rather than build a grid for it (core/program.hpp).
+  std::uint64_t planned_supersteps() const { return 1; }
 };
 
 struct ConductanceCounts {

@@ -122,6 +122,7 @@ struct SpmvProgram {
     return true;
   }
   bool done(const SuperstepStats& s) const { return s.superstep >= 1; }
+  std::uint64_t planned_supersteps() const { return 2; }  // --disk_grid auto: too few for a grid
 
   /// y(v) from a final state.
   static double result(const Vertex& s) {

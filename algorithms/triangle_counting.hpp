@@ -123,6 +123,7 @@ struct ApproxTriangleProgram {
     return true;
   }
   bool done(const SuperstepStats& s) const { return s.superstep >= 1; }
+  std::uint64_t planned_supersteps() const { return 2; }  // --disk_grid auto: too few for a grid
 };
 
 }  // namespace edgestream

@@ -17,8 +17,13 @@
 # ALGORITHMS="pagerank bfs cc sssp", REPS=3, THREADS=2, ITERS=20 (PageRank iterations),
 # CHUNK=4M, DEPTH=4 (engine request size and depth = probed cell), PROBE_FILE_SIZE=1G,
 # PROBE_SECONDS=2, COST=1 (0: skip the single-thread baselines), XSTREAM= (X-Stream's
-# benchmark_driver), TIMEOUT=3600 (seconds per run), and the budgets MEM_BUDGET=4G, OOC_BUDGET=256M,
-# BIG_OOC_BUDGET=1G, BIG_ALL_BUDGET=96M.
+# benchmark_driver), XSTREAM_BLOCK_MEM=1 (0: X-Stream's out-of-core runs without block_mem),
+# TIMEOUT=3600 (seconds per run), and the budgets MEM_BUDGET=4G, OOC_BUDGET=256M, BIG_OOC_BUDGET=1G,
+# BIG_ALL_BUDGET=96M.
+#
+# X-Stream reads through the page cache: out of core (every workload but mem) it runs while
+# build/block_mem pins all memory but its budget + 768 MiB, so that the graph cannot sit in the
+# page cache between its passes (EdgeStream uses direct I/O and needs no such fence).
 #
 # Workloads (issue 6): mem = rmat$SCALE at 4G (in memory); ooc = rmat$SCALE at 256M (edges out of
 # core); big-ooc = rmat$((SCALE+2)) at 1G; big-all = rmat$((SCALE+2)) at 96M (vertex state out of
@@ -55,7 +60,7 @@ if [ "$build" = 1 ]; then
   echo "run_perf: building Release (scripts/build.sh) ..." >&2
   BUILD_DIR=build scripts/build.sh >/dev/null
 fi
-for tool in benchmark_driver rmat device_probe cost_baseline; do
+for tool in benchmark_driver rmat device_probe cost_baseline block_mem; do
   [ -x "build/$tool" ] || { echo "run_perf: build/$tool missing (build first or drop --no-build)" >&2; exit 1; }
 done
 mkdir -p "$data" "$work" "$out"
@@ -136,6 +141,20 @@ if [ "${COST:-1}" = 1 ]; then
 fi
 
 # 4. X-Stream with the same settings (its own defaults for chunk sizes and scratch placement).
+# start_block_mem LEAVE: pins all memory but LEAVE bytes in the background; prints block_mem's pid
+# once the memory is pinned (fails when block_mem exits first, e.g. without RLIMIT_MEMLOCK).
+start_block_mem() {
+  local log="$out/block_mem.log"
+  sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true  # the graph leaves the page cache
+  build/block_mem --leave "$1" --force >"$log" 2>&1 &
+  local pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    if grep -q '^block_mem: holding' "$log"; then echo "$pid"; return 0; fi
+    sleep 0.2
+  done
+  echo "run_perf: block_mem --leave $1 failed: $(tail -1 "$log")" >&2
+  return 1
+}
 if [ -n "$xstream" ]; then
   for w in $workloads; do
     read -r s budget < <(workload_spec "$w")
@@ -147,8 +166,23 @@ if [ -n "$xstream" ]; then
         # X-Stream takes the budget in bytes, and picks its partition count only with -a (without it, 32).
         cmd=("$xstream" -g "$g" -b "$a" -p "$threads" --physical_memory "$(numfmt --from=iec "$budget")" -a $(driver_args_for "$a"))
         echo "run_perf: X-Stream $w $a (rep $((r + 1))/$reps): ${cmd[*]}" >&2
+        fence=""
+        if [ "$w" != mem ] && [ "${XSTREAM_BLOCK_MEM:-1}" = 1 ]; then
+          leave=$(( $(numfmt --from=iec "$budget") + 768 * 1024 * 1024 ))
+          if ! fence=$(start_block_mem "$leave"); then
+            printf '{"workload": "%s", "algorithm": "%s", "rep": %d, "status": "failed", "reason": "block_mem --leave %s failed"}\n' \
+              "$w" "$a" "$r" "$leave" >>"$out/xstream.jsonl"
+            continue
+          fi
+        fi
         start=$(date +%s.%N)
-        if (cd "$work" && timeout "${TIMEOUT:-3600}" "${cmd[@]}") >"$out/xstream-last.log" 2>&1; then
+        status=0
+        (cd "$work" && timeout "${TIMEOUT:-3600}" "${cmd[@]}") >"$out/xstream-last.log" 2>&1 || status=$?
+        if [ -n "$fence" ]; then  # unpinning takes seconds of CPU: the next run waits for it
+          kill "$fence"
+          while kill -0 "$fence" 2>/dev/null; do sleep 0.2; done
+        fi
+        if [ "$status" = 0 ]; then
           wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
           printf '{"workload": "%s", "algorithm": "%s", "rep": %d, "status": "ok", "wall_seconds": %s}\n' \
             "$w" "$a" "$r" "$wall" >>"$out/xstream.jsonl"

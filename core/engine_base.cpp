@@ -10,6 +10,7 @@
 #include <string>
 
 #include "compress/graph_input.hpp"
+#include "core/staged_block.hpp"
 #include "io/cancellation.hpp"
 #include "io/record_stream.hpp"
 
@@ -531,8 +532,14 @@ Status EngineBase::build_disk_grid() {
   const std::uint64_t slab_records = grid_windows_.size() / grid_rs;
   const std::uint64_t slabs = (n + slab_records - 1) / slab_records;
   const std::uint64_t groups = 2 * slabs;  // about half a slab each
+  // Staging buffers: one per group and one per staging task for the block as written (a page
+  // more: its header), all in the slab buffer; read back through one such block, in the room of
+  // the input reader (closed by then).
   const std::uint64_t unit = std::lcm<std::uint64_t>(kIoAlignment, 4 + grid_rs);  // whole staged records and pages
-  const std::uint64_t block = round_down(std::min<std::uint64_t>(grid_windows_.size() / groups, plan_.reader_bytes), unit);
+  const std::uint64_t flushers = std::min<std::uint64_t>(plan_.threads, groups);
+  const std::uint64_t room = grid_windows_.size() - std::min<std::uint64_t>(grid_windows_.size(), flushers * kIoAlignment);
+  const std::uint64_t block = round_down(
+      std::min<std::uint64_t>(room / (groups + flushers), plan_.reader_bytes - std::min(plan_.reader_bytes, kIoAlignment)), unit);
   if (slabs > 1 && block >= unit) {
     ES_RETURN_IF_ERROR(build_staged(slab_records, slabs, groups, block));
   } else {
@@ -659,17 +666,19 @@ Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab) {
 
 // The grid in more than one slab from one pass over the input. Buckets, in schedule order, are
 // cut into `groups` runs of about equal size (estimated from the first run of input records);
-// while the pass checks and counts, every record goes, as (32-bit bucket, grid record) in input
-// order, to its group's staging file (grid_group.G) through one buffer of `block` bytes per group
-// (in the slab buffer; a crc32 per block). Then each slab is filled by scanning the groups whose
-// records fall in it: a bucket's records take its places in input order. The staging files are
-// removed at the end.
+// while the pass checks and counts, every record goes, as a staged entry (32-bit bucket, grid
+// record) in input order, to its group's buffer of `block` bytes (in the slab buffer); a full
+// buffer is written to the group's staging file (grid_group.G) as one block, sorted into runs by
+// bucket when that is smaller (core/staged_block.hpp; a crc32 per block). Then each slab is filled
+// by reading the blocks of the groups whose records fall in it: a bucket's records take its places
+// in input order. The staging files are removed at the end.
 Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs, std::uint64_t groups, std::uint64_t block) {
   const std::size_t rs = graph_.record_size();
   const std::size_t grid_rs = grid_record_bytes_;
   const std::size_t staged_record = 4 + grid_rs;  // u32 bucket, then the grid record
   const std::uint64_t n = graph_.edges;
   const std::size_t T = plan_.threads;
+  const std::size_t flushers = std::min<std::uint64_t>(T, groups);  // task t stages the groups g % T == t
   const EdgeFileType type = graph_.type;
   const GridBucketing bucket_of = bucketing_;
   const std::uint32_t local_mask = grid_local_mask();
@@ -677,7 +686,8 @@ Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs,
   const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
   const std::vector<std::uint32_t> order = grid_bucket_order();
   std::vector<std::uint32_t> group_of(buckets, 0);
-  std::vector<std::uint8_t> bucket_owner(buckets, 0);  // the task that stages the bucket's group
+  std::vector<std::uint32_t> rank(buckets, 0);          // a bucket's position among its group's
+  std::vector<std::uint64_t> group_first(groups + 1, 0);  // group g's buckets: order[group_first[g], group_first[g + 1])
   const std::vector<std::uint8_t> place_owner = bucket_owners();
   std::vector<File> files(groups);
   for (std::uint64_t g = 0; g < groups; ++g) {
@@ -691,22 +701,32 @@ Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs,
   };
   std::vector<Group> group(groups);
   std::vector<std::vector<std::uint32_t>> block_crc(groups);
+  std::vector<std::vector<std::uint64_t>> block_bytes(groups);  // each block's stored (padded) size
+  std::vector<std::vector<std::uint32_t>> sort_counts(flushers);
   std::vector<IoCounters> written(T);
   std::vector<Status> errors(T);
+  // The slab buffer: the groups' buffers, then one block as written (a group's, sorted) per task.
   std::byte* buffers = grid_windows_.data();
+  const std::uint64_t out_capacity = round_up(staged_block_capacity(block / staged_record, grid_rs), kIoAlignment);
   auto flush = [&](std::uint64_t g, std::size_t t) -> Status {
-    std::byte* data = buffers + g * block;
-    const std::uint64_t bytes = round_up(group[g].filled, kIoAlignment);
-    std::memset(data + group[g].filled, 0, bytes - group[g].filled);
-    if (options_.scratch_checksums) block_crc[g].push_back(frame_crc(std::span<const std::byte>(data, bytes)));
+    std::byte* out = buffers + groups * block + t * out_capacity;
+    const StagedGroupBuckets members{rank, std::span<const std::uint32_t>(order).subspan(group_first[g], group_first[g + 1] - group_first[g])};
+    const std::size_t used = encode_staged_block(std::span<const std::byte>(buffers + g * block, group[g].filled), grid_rs, members,
+                                                 sort_counts[t], std::span<std::byte>(out, out_capacity));
+    const std::uint64_t bytes = round_up(used, kIoAlignment);
+    std::memset(out + used, 0, bytes - used);
+    if (options_.scratch_checksums) block_crc[g].push_back(frame_crc(std::span<const std::byte>(out, bytes)));
+    block_bytes[g].push_back(bytes);
     const auto start = std::chrono::steady_clock::now();
-    ES_RETURN_IF_ERROR(files[g].write_at(group[g].flushed, std::span<const std::byte>(data, bytes)));
+    ES_RETURN_IF_ERROR(files[g].write_at(group[g].flushed, std::span<const std::byte>(out, bytes)));
     count_request(written[t], start, 0, bytes);
     group[g].flushed += bytes;
     group[g].filled = 0;
     return Status::ok();
   };
-  std::vector<std::byte> run_staged;  // the current run's records as (bucket, grid record), in input order
+  std::vector<std::byte> run_staged;  // the current run's records as (bucket, grid record), by group
+  std::vector<std::uint64_t> run_groups(T * groups);  // per task and group: entries, then their next place
+  std::vector<std::uint64_t> slice_begin(groups + 1);  // group g's entries: run_staged[slice_begin[g], slice_begin[g + 1])
   bool grouped = false;
   auto stage = [&](std::span<const std::byte> run, std::uint64_t, const std::vector<std::vector<std::uint64_t>>& counts) -> Status {
     const std::size_t m = run.size() / rs;
@@ -714,20 +734,48 @@ Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs,
       std::uint64_t sample = 0;
       for (std::size_t t = 0; t < T; ++t) sample += std::accumulate(counts[t].begin(), counts[t].end(), std::uint64_t{0});
       std::uint64_t so_far = 0;
-      for (const std::uint32_t b : order) {
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        const std::uint32_t b = order[i];
         group_of[b] = static_cast<std::uint32_t>(std::min<std::uint64_t>(groups - 1, so_far * groups / std::max<std::uint64_t>(sample, 1)));
-        bucket_owner[b] = static_cast<std::uint8_t>(group_of[b] % T);
+        group_first[group_of[b] + 1] = i + 1;  // groups are increasing along the order
         for (std::size_t t = 0; t < T; ++t) so_far += counts[t][b];
       }
+      for (std::uint64_t g = 1; g <= groups; ++g) group_first[g] = std::max(group_first[g], group_first[g - 1]);  // empty groups
+      for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i - group_first[group_of[order[i]]]);
       grouped = true;
     }
+    // The run as staged entries sorted by group (a parallel counting sort: each task counts its
+    // range's entries per group, then writes them after the earlier tasks' entries of that group;
+    // input order kept within a group), then each group's slice appended to its buffer.
     run_staged.resize(m * staged_record);
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      std::vector<std::uint64_t> count(groups, 0);  // the task's own (the tasks' rows share cache lines)
+      const std::uint32_t* group_index = group_of.data();
+      for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+        const Edge e = decode_edge(run.data() + i * rs, type);
+        ++count[group_index[bucket_of(e.src, e.dst)]];
+      }
+      std::copy(count.begin(), count.end(), run_groups.begin() + static_cast<std::ptrdiff_t>(t * groups));
+    });
+    std::uint64_t place = 0;  // run_groups[t * groups + g]: where task t's first entry of group g goes
+    for (std::uint64_t g = 0; g < groups; ++g) {
+      slice_begin[g] = place;
+      for (std::size_t t = 0; t < T; ++t) {
+        const std::uint64_t count = run_groups[t * groups + g];
+        run_groups[t * groups + g] = place;
+        place += count;
+      }
+    }
+    slice_begin[groups] = place;
     auto encode = [&]<GridLayout kLayout, std::size_t kInput>(std::size_t t) {
       constexpr std::size_t kStaged = kLayout == GridLayout::kLocal4 ? 8 : 12;
+      std::vector<std::uint64_t> next(run_groups.begin() + static_cast<std::ptrdiff_t>(t * groups),
+                                      run_groups.begin() + static_cast<std::ptrdiff_t>((t + 1) * groups));
+      const std::uint32_t* group_index = group_of.data();
       for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
         const Edge e = decode_edge(run.data() + i * kInput, type);
         const auto b = static_cast<std::uint32_t>(bucket_of(e.src, e.dst));
-        std::byte* to = run_staged.data() + i * kStaged;
+        std::byte* to = run_staged.data() + next[group_index[b]]++ * kStaged;
         std::memcpy(to, &b, 4);
         encode_grid_record<kLayout>(to + 4, e, local_mask);
       }
@@ -736,30 +784,24 @@ Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs,
       if (!local4) return encode.template operator()<GridLayout::kLocal8, 12>(t);  // weights: 12-byte input
       rs == 12 ? encode.template operator()<GridLayout::kLocal4, 12>(t) : encode.template operator()<GridLayout::kLocal4, 8>(t);
     });
-    // Task t appends to the groups g with g % T == t, whose buckets it owns (constant record
-    // sizes: moves, not calls).
-    auto distribute = [&]<std::size_t kStaged>(std::size_t t) {
-      const std::uint32_t* group_index = group_of.data();
-      const std::uint8_t* owner = bucket_owner.data();
-      Group* groups_of_task = group.data();
-      const std::byte* from = run_staged.data();
-      for (std::size_t i = 0; i < m; ++i, from += kStaged) {
-        std::uint32_t b;
-        std::memcpy(&b, from, 4);
-        if (owner[b] != t) continue;
-        const std::uint32_t g = group_index[b];
-        Group& to = groups_of_task[g];
-        std::memcpy(buffers + g * block + to.filled, from, kStaged);
-        to.filled += kStaged;
-        ++to.staged;
-        if (to.filled == block) {  // block is a multiple of the record
-          errors[t] = flush(g, t);
-          if (!errors[t].is_ok()) return;
+    // Task t appends the slices of the groups g with g % T == t, flushing each full buffer.
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      for (std::uint64_t g = t; g < groups; g += T) {
+        const std::byte* from = run_staged.data() + slice_begin[g] * staged_record;
+        std::uint64_t left = (slice_begin[g + 1] - slice_begin[g]) * staged_record;
+        group[g].staged += slice_begin[g + 1] - slice_begin[g];
+        while (left > 0) {
+          const std::uint64_t bytes = std::min(left, block - group[g].filled);  // block is a multiple of the entry
+          std::memcpy(buffers + g * block + group[g].filled, from, bytes);
+          group[g].filled += bytes;
+          from += bytes;
+          left -= bytes;
+          if (group[g].filled == block) {
+            errors[t] = flush(g, t);
+            if (!errors[t].is_ok()) return;
+          }
         }
       }
-    };
-    pool_->run(T, [&](std::size_t t, unsigned) {
-      local4 ? distribute.template operator()<8>(t) : distribute.template operator()<12>(t);
     });
     for (const Status& error : errors) ES_RETURN_IF_ERROR(error);
     return Status::ok();
@@ -779,7 +821,7 @@ Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs,
     first[g] = std::min(first[g], bucket_begin_[order[i]]);
     end[g] = std::max(end[g], i + 1 < order.size() ? bucket_begin_[order[i + 1]] : n);
   }
-  AlignedBuffer in(block);
+  AlignedBuffer in(out_capacity);
   std::vector<std::uint64_t> next;
   std::vector<std::uint8_t> bad(T, 0);
   for (std::uint64_t j = 0; j < slabs; ++j) {
@@ -790,50 +832,70 @@ Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs,
     for (std::uint64_t g = 0; g < groups; ++g) {
       if (group[g].staged == 0 || end[g] <= lo || first[g] >= lo + slab) continue;  // nothing of g in this slab
       next = bucket_begin_;  // the scan below counts g's buckets from their first place
-      std::uint64_t left = group[g].staged * staged_record;
-      for (std::uint64_t k = 0; left > 0; ++k) {
-        const std::uint64_t bytes = std::min(block, left);
-        const std::span<std::byte> into(in.data(), round_up(bytes, kIoAlignment));
+      std::uint64_t offset = 0;
+      for (std::size_t k = 0; k < block_bytes[g].size(); offset += block_bytes[g][k++]) {
+        const std::span<std::byte> into(in.data(), block_bytes[g][k]);
+        auto damaged = [&](const std::string& what) {
+          return corruption("edge grid staging file " + files[g].path() + ": " + what + " at byte offset " + std::to_string(offset) +
+                            " (" + std::to_string(into.size()) + " bytes; damaged scratch data)");
+        };
         const auto start = std::chrono::steady_clock::now();
-        ES_ASSIGN_OR_RETURN(const std::size_t got, files[g].read_at(k * block, into));
+        ES_ASSIGN_OR_RETURN(const std::size_t got, files[g].read_at(offset, into));
         count_request(stats_.edges_io, start, got, 0);
-        if (got != into.size() || (options_.scratch_checksums && frame_crc(into) != block_crc[g][k])) {
-          return corruption("edge grid staging file " + files[g].path() + ": " +
-                            (got != into.size() ? "short read" : std::string("checksum mismatch")) + " at byte offset " +
-                            std::to_string(k * block) + " (" + std::to_string(into.size()) + " bytes; damaged scratch data)");
-        }
-        const std::uint64_t m = bytes / staged_record;
-        // Task t places the records of its bucket groups (8 buckets: one cache line of cursors).
+        if (got != into.size()) return damaged("short read");
+        if (options_.scratch_checksums && frame_crc(into) != block_crc[g][k]) return damaged("checksum mismatch");
+        Expected<StagedBlock> parsed = parse_staged_block(into, grid_rs);
+        if (!parsed.has_value()) return damaged(parsed.status().message());
+        const StagedBlock staged = *parsed;
+        // Task t places the records of its buckets (groups of 8: one cache line of cursors); a
+        // bucket of another group is damage only a file without checksums can show.
         auto place = [&]<std::size_t kGrid>(std::size_t t) {
           constexpr std::size_t kStaged = 4 + kGrid;
           std::uint64_t* cursor = next.data();
           const std::uint32_t* group_index = group_of.data();
           const std::uint8_t* owner = place_owner.data();
-          const std::byte* record = in.data();
-          for (std::uint64_t i = 0; i < m; ++i, record += kStaged) {
-            std::uint32_t b;
-            std::memcpy(&b, record, 4);
-            if (b >= buckets) {  // only a damaged file without checksums gets here
+          auto own = [&](std::uint32_t b) {
+            if (b >= buckets || group_index[b] != g) {
               bad[t] = 1;
+              return false;
+            }
+            return owner[b] == t;
+          };
+          if (staged.kind == StagedBlockKind::kEntries) {
+            const std::byte* record = staged.payload;
+            for (std::uint64_t i = 0; i < staged.records; ++i, record += kStaged) {
+              std::uint32_t b;
+              std::memcpy(&b, record, 4);
+              if (!own(b)) {
+                if (bad[t] != 0) return;
+                continue;
+              }
+              const std::uint64_t at = cursor[b]++ - lo;
+              if (at < slab) std::memcpy(out + at * kGrid, record + 4, kGrid);
+            }
+            return;
+          }
+          const std::byte* records = staged.payload;
+          for (std::uint64_t i = 0; i < staged.runs; ++i) {
+            const std::uint32_t b = staged.run_bucket(i);
+            const std::uint64_t count = staged.run_count(i);
+            if (own(b)) {
+              // The run's places [from, from + count) in the grid, cut to this slab's [lo, lo + slab).
+              const std::uint64_t from = cursor[b];
+              cursor[b] += count;
+              const std::uint64_t begin = std::max(from, lo);
+              const std::uint64_t stop = std::min(from + count, lo + slab);
+              if (begin < stop) std::memcpy(out + (begin - lo) * kGrid, records + (begin - from) * kGrid, (stop - begin) * kGrid);
+            } else if (bad[t] != 0) {
               return;
             }
-            if (owner[b] != t) continue;
-            if (group_index[b] != g) {  // the same
-              bad[t] = 1;
-              return;
-            }
-            const std::uint64_t at = cursor[b]++ - lo;
-            if (at < slab) std::memcpy(out + at * kGrid, record + 4, kGrid);
+            records += count * kGrid;
           }
         };
         pool_->run(T, [&](std::size_t t, unsigned) {
           local4 ? place.template operator()<4>(t) : place.template operator()<8>(t);
         });
-        if (std::count(bad.begin(), bad.end(), 1) > 0) {
-          return corruption("edge grid staging file " + files[g].path() + ": a record names a bucket of another group near byte offset " +
-                            std::to_string(k * block) + " (damaged scratch data)");
-        }
-        left -= bytes;
+        if (std::count(bad.begin(), bad.end(), 1) > 0) return damaged("a record names a bucket of another group");
       }
     }
     ES_RETURN_IF_ERROR(write_grid_slab(lo, slab));

@@ -26,8 +26,10 @@ constexpr std::uint64_t kPerThreadSlackBytes = 512 * 1024;
 // Windows of the on-disk grid are whole MiB (at most options.grid_window, default 64 MiB: many tasks
 // of a round per window, and two leave room in small budgets); a smaller --grid_window is taken as is.
 constexpr std::uint64_t kMinGridWindow = kMiB;
-// --disk_grid auto: the on-disk grid for programs that announce at least this many supersteps.
-constexpr std::uint64_t kDiskGridMinSupersteps = 6;
+// --disk_grid auto: the on-disk grid unless the program announces fewer supersteps than this
+// (rmat22 at 256M, session 10: PageRank with 3 and 4 supersteps ties with the streamed input,
+// degree_cnt's one superstep takes 2.2 s on the grid against 0.8 s streamed).
+constexpr std::uint64_t kDiskGridMinSupersteps = 4;
 
 unsigned ceil_log2(std::uint64_t n) { return n <= 1 ? 0 : static_cast<unsigned>(std::bit_width(n - 1)); }
 
@@ -208,22 +210,26 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       }
     } else if (plan.partitions == 1 && options.edge_grid && options.compact_grid && input_bytes > 0 &&
                (options.disk_grid == DiskGrid::kOn ||
-                (options.disk_grid == DiskGrid::kAuto && input.planned_supersteps >= kDiskGridMinSupersteps))) {
+                (options.disk_grid == DiskGrid::kAuto &&
+                 (input.planned_supersteps == 0 || input.planned_supersteps >= kDiskGridMinSupersteps)))) {
       // No room for the edges: the grid of compact records goes to a scratch file once, and every
       // superstep reads it back in windows (two: one scattered while the next is read). Only with
       // block-local ids (blocks of at most 2^16 vertices): 4 or 8 bytes per edge instead of the
       // input's 8 or 12, and records grouped by block pair, so the scatter hits the CPU cache.
-      // Building it costs about two streamed supersteps (rmat22: 3.5-4.4 s against 1.45 s per
-      // streamed PageRank superstep, 0.4 s per grid superstep), so by default only programs that
-      // announce enough supersteps get it (docs/performance.md).
+      // Building it costs about two streamed supersteps (rmat22: ~1.7-2.2 s for bfs, whose streamed
+      // supersteps take ~0.8 s and grid supersteps ~0.25 s), so by default programs that announce
+      // fewer than kDiskGridMinSupersteps (one-pass counts) stream the input instead; programs that
+      // run to convergence (unknown count: bfs, cc, sssp...) get the grid (docs/performance.md).
       const unsigned shift = grid_block_shift(vertices, plan.cache_shift, true);
       const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
       const auto b32 = static_cast<std::uint32_t>(blocks);
       const std::uint64_t buckets = grid_buckets(b32, grid_sub_bucket_bits(b32, shift));
-      // Counters, bucket order and groups, cell ends, the sources, the states' padding to whole
-      // blocks, and one run of staged records while the grid is built (engine.hpp build_staged).
+      // Counters (8 bytes per bucket and thread, and one more set of cursors), bucket order, groups,
+      // ranks and owners, each staging task's sort counts, cell ends, the sources, the states'
+      // padding to whole blocks, and one run of staged records while the grid is built
+      // (engine_base.cpp build_staged).
       const std::uint64_t padded = blocks << shift;
-      const std::uint64_t fixed = (threads + 3) * buckets * 8 + block_cells(b32) * 8 +
+      const std::uint64_t fixed = (3 * threads + 8) * buckets * 4 + block_cells(b32) * 8 +
                                   round_up(padded * input.source_bytes, kIoAlignment) +
                                   round_up((padded - vertices) * input.vertex_bytes, kIoAlignment) +
                                   std::max<std::uint64_t>(plan.io.read_chunk, input.input_frame_bytes);

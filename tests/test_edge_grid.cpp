@@ -165,7 +165,7 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the windo
   }
 }
 
-TEST_CASE("on-disk grid: --disk_grid auto builds it for programs that announce enough supersteps", "[edge_grid]") {
+TEST_CASE("on-disk grid: --disk_grid auto builds it unless the program announces fewer than 4 supersteps", "[edge_grid]") {
   TempDir dir;
   TempDir work;
   const auto ini = skewed_graph(dir.path());
@@ -173,11 +173,16 @@ TEST_CASE("on-disk grid: --disk_grid auto builds it for programs that announce e
     std::vector<std::string> args;
     const char* on_disk;
   };
-  // PageRank announces niters + 1 supersteps (auto: the grid from 6); bfs announces none.
-  for (const Case& c : {Case{{"-b", "pagerank", "--pagerank::niters", "5"}, "1"},
-                        Case{{"-b", "pagerank", "--pagerank::niters", "4"}, "0"},
-                        Case{{"-b", "bfs"}, "0"},
-                        Case{{"-b", "bfs", "--disk_grid", "on"}, "1"},
+  // PageRank announces niters + 1 supersteps (auto: the grid from 4); bfs and cc announce none
+  // (they run to convergence: the grid); degree_cnt announces 1, spmv 2 (streamed).
+  for (const Case& c : {Case{{"-b", "pagerank", "--pagerank::niters", "3"}, "1"},
+                        Case{{"-b", "pagerank", "--pagerank::niters", "2"}, "0"},
+                        Case{{"-b", "bfs"}, "1"},
+                        Case{{"-b", "cc"}, "1"},
+                        Case{{"-b", "degree_cnt"}, "0"},
+                        Case{{"-b", "spmv"}, "0"},
+                        Case{{"-b", "degree_cnt", "--disk_grid", "on"}, "1"},
+                        Case{{"-b", "bfs", "--disk_grid", "off"}, "0"},
                         Case{{"-b", "pagerank", "--pagerank::niters", "5", "--disk_grid", "off"}, "0"}}) {
     std::vector<std::string> args = {"-g", ini.string(), "-p", "2", "--no_edge_cache", "--work_dir", work.path().string()};
     args.insert(args.end(), c.args.begin(), c.args.end());
