@@ -41,7 +41,7 @@ std::size_t encode_staged_block(std::span<const std::byte> entries, std::size_t 
   std::byte* to = out.data();
   if (runs_bytes >= entries_bytes) {
     store_header(to, StagedBlockKind::kEntries, m, 0);
-    std::memcpy(to + kStagedHeaderBytes, entries.data(), m * entry_bytes);
+    if (m > 0) std::memcpy(to + kStagedHeaderBytes, entries.data(), m * entry_bytes);  // an empty span's data may be null
     return entries_bytes;
   }
   store_header(to, StagedBlockKind::kRuns, m, runs);
