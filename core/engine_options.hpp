@@ -29,8 +29,8 @@ struct VolumePlacement {
 };
 
 /// Whether K = 1 keeps edges that do not fit in memory as an on-disk grid (--disk_grid): kAuto
-/// when the program announces enough supersteps to repay building it, kOn always, kOff never
-/// (the input is streamed every superstep).
+/// unless the program announces too few supersteps to repay building it (core/memory_plan.cpp),
+/// kOn always, kOff never (the input is streamed every superstep).
 enum class DiskGrid : std::uint8_t { kAuto, kOn, kOff };
 
 struct EngineOptions {
