@@ -708,6 +708,12 @@ Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs,
   // The slab buffer: the groups' buffers, then one block as written (a group's, sorted) per task.
   std::byte* buffers = grid_windows_.data();
   const std::uint64_t out_capacity = round_up(staged_block_capacity(block / staged_record, grid_rs), kIoAlignment);
+  if (groups * block + flushers * out_capacity > grid_windows_.size() || out_capacity > plan_.reader_bytes) {
+    // build_disk_grid sized `block` for exactly this layout (a written block: `block` + one page).
+    return Status{StatusCode::kInternal, "edge grid staging: " + std::to_string(groups) + " group buffers of " + std::to_string(block) +
+                                             " bytes and " + std::to_string(flushers) + " output blocks of " + std::to_string(out_capacity) +
+                                             " bytes do not fit the slab buffer or the reader's room"};
+  }
   auto flush = [&](std::uint64_t g, std::size_t t) -> Status {
     std::byte* out = buffers + groups * block + t * out_capacity;
     const StagedGroupBuckets members{rank, std::span<const std::uint32_t>(order).subspan(group_first[g], group_first[g + 1] - group_first[g])};
