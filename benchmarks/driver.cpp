@@ -19,6 +19,7 @@
 #include "algorithms/checkpointable.hpp"
 #include "compress/codec.hpp"
 #include "core/cancellation.hpp"
+#include "core/grid_codec.hpp"
 #include "core/size_literal.hpp"
 #include "core/volume_set.hpp"
 #include "io/graph_format.hpp"
@@ -72,9 +73,12 @@ po::options_description make_options() {
       ("no_edge_grid", "no block-pair grid: the edges in input order, in memory or streamed (for comparisons)")
       ("disk_grid", po::value<std::string>()->default_value("auto"),
        "K = 1 with edges that do not fit in memory: on = an on-disk grid, off = stream the input every superstep, "
-       "auto = the grid for programs with a known number of supersteps >= 6 (pagerank)")
+       "auto = the grid unless the program announces fewer than 4 supersteps")
       ("grid_window", po::value<std::string>()->default_value("64M"),
        "largest window of the on-disk grid (K = 1 when the edges do not fit; two windows are in memory)")
+      ("grid_codec", po::value<std::string>()->default_value("ef"),
+       "records of the on-disk grid: ef = sorted within each bucket, ids Elias-Fano coded (about half the bytes "
+       "on skewed graphs), none = as they are")
       ("full_grid_records", "store whole input records in the grid instead of block-local ids (for comparisons)")
       ("edges_codec", po::value<std::string>()->default_value("none"),
        "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy")
@@ -146,7 +150,12 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
       << "\",\"updates_codec\":\"" << codec_name(s.updates_codec) << "\""
       << ",\"scratch_checksums\":" << (s.scratch_checksums ? "true" : "false")
       << ",\"forced_partitions\":" << req.engine.forced_partitions << "},\"partitions\":" << s.plan.partitions
-      << ",\"cache_partitions\":" << s.plan.cache_partitions << ",\"supersteps\":" << s.supersteps
+      << ",\"cache_partitions\":" << s.plan.cache_partitions << ",\"grid\":{\"in_memory\":"
+      << (s.plan.grid_bytes > 0 && s.plan.grid_window_bytes == 0 ? "true" : "false")
+      << ",\"on_disk\":" << (s.plan.grid_window_bytes > 0 ? "true" : "false") << ",\"codec\":\""
+      << grid_codec_name(s.plan.grid_codec) << "\",\"record_bytes\":"
+      << s.plan.grid_record_bytes << ",\"window_bytes\":" << s.plan.grid_window_bytes << ",\"file_bytes\":"
+      << s.plan.grid_file_bytes << "},\"supersteps\":" << s.supersteps
       << ",\"wall_seconds\":" << wall_seconds << ",\"setup_seconds\":" << s.setup_seconds
       << ",\"engine_seconds\":" << s.engine_seconds << ",\"io_wait_seconds\":" << s.io_wait_seconds()
       << ",\"bytes_read\":" << s.bytes_read() << ",\"bytes_written\":" << s.bytes_written() << ",\"streams\":{";
@@ -354,6 +363,7 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   else if (disk_grid == "on") req.engine.disk_grid = DiskGrid::kOn;
   else if (disk_grid == "off") req.engine.disk_grid = DiskGrid::kOff;
   else return invalid_argument("--disk_grid must be auto, on or off, got '" + disk_grid + "'");
+  ES_ASSIGN_OR_RETURN(req.engine.grid_codec, parse_grid_codec("--grid_codec", text(vm, "grid_codec")));
   ES_ASSIGN_OR_RETURN(req.engine.grid_window, size_option(vm, "grid_window"));
   if (req.engine.grid_window < 4096 || req.engine.grid_window % 4096 != 0) {
     return invalid_argument("--grid_window must be a positive multiple of 4K, got " + std::to_string(req.engine.grid_window));

@@ -136,6 +136,7 @@ class Engine : private EngineBase {
     std::vector<Entry> staging;         // combined updates waiting to be appended
     std::vector<std::uint32_t> touched; // combiner slots in use by the current spill
     FrameScratch* frame_scratch = nullptr;  // frame_scratch_[worker]: compression output of the frames it fills
+    AlignedBuffer decoded;              // on-disk grid, --grid_codec ef: the piece being scattered, decoded
   };
 
   // ---- setup ------------------------------------------------------------------------------
@@ -156,6 +157,9 @@ class Engine : private EngineBase {
       w.routed.resize(per_task);
       w.offsets.resize(keys_ + 1);
       if (keys_ + 1 <= kMaxInterleavedKeys) w.counts.resize(kExtraHistograms * (keys_ + 1));
+      if (plan_.grid_window_bytes > 0 && options_.grid_codec == GridCodec::kEliasFano) {
+        w.decoded = AlignedBuffer(kGridPieceBufferBytes);
+      }
       if (K_ > 1) {
         w.combiner.resize(plan_.combiner_slots);
         w.staging.reserve(1024);
@@ -560,19 +564,19 @@ class Engine : private EngineBase {
   // every edge is scattered in both directions.
   template <bool kFromSources>
   void prefetch_grid_record(const std::byte* ahead, VertexId src_base, VertexId dst_base, std::uint32_t local_mask,
-                            const Vertex* st) const {
+                            const Vertex* st, const std::byte* sources) const {
     std::uint32_t local;
     std::memcpy(&local, ahead, 4);
     const VertexId from = src_base + (local & local_mask);
     const VertexId to = dst_base + ((local >> 16) & local_mask);
     if constexpr (kFromSources) {
-      __builtin_prefetch(reinterpret_cast<const typename P::Source*>(sources_.data()) + from);
+      __builtin_prefetch(sources + from * sizeof(typename P::Source));
     } else {
       __builtin_prefetch(st + from, kTwoWay ? 1 : 0);
     }
     __builtin_prefetch(st + to, 1);
     if constexpr (kTwoWay && kFromSources) {
-      __builtin_prefetch(reinterpret_cast<const typename P::Source*>(sources_.data()) + to);
+      __builtin_prefetch(sources + to * sizeof(typename P::Source));
       __builtin_prefetch(st + from, 1);
     }
   }
@@ -595,7 +599,8 @@ class Engine : private EngineBase {
     const EdgeFileType type = graph_.type;
     const std::uint32_t blocks = grid_blocks_;
     const std::byte* const grid = grid_.data();
-    const auto* const src = reinterpret_cast<const typename P::Source*>(sources_.data());
+    const std::byte* const sources = sources_.data();
+    const auto* const src = reinterpret_cast<const typename P::Source*>(sources);
     // The records of the edges from block x to block d: cell {x, d}, side 1 when d >= x (side 0
     // holds the higher block's edges to the lower one; a diagonal cell has side 1 only).
     auto records_of = [&](std::uint32_t x, std::uint32_t d) {
@@ -663,7 +668,7 @@ class Engine : private EngineBase {
             for (; r < stop; ++r, record += rs) {
               if constexpr (kLayout != GridLayout::kFull) {
                 if (r + kGridPrefetchDistance < stop) {
-                  prefetch_grid_record<true>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st);
+                  prefetch_grid_record<true>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st, sources);
                 }
               }
               const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, local_mask);
@@ -701,24 +706,32 @@ class Engine : private EngineBase {
 
   template <GridLayout kLayout, bool kFromSources>
   Status scatter_grid_as(std::uint32_t s, ScatterMode mode) {
-    const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
+    constexpr std::size_t kCompactBytes = kLayout == GridLayout::kLocal8 ? 8 : 4;
+    const std::size_t rs = kLayout == GridLayout::kFull ? graph_.record_size() : kCompactBytes;
     const unsigned shift = plan_.grid_shift;
     const std::uint32_t local_mask = grid_local_mask();
     const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
     const EdgeFileType type = graph_.type;
     // The records [window_lo, window_hi) are at grid: all of them in memory; one window of the
-    // on-disk grid at a time otherwise (the next one is read while this one is scattered).
+    // on-disk grid at a time otherwise (the next one is read while this one is scattered), as they
+    // are or, with --grid_codec ef, as the window's pieces (core/grid_codec.hpp).
     const std::byte* grid = grid_.data();
     std::uint64_t window_lo = 0;
     std::uint64_t window_hi = graph_.edges;
+    std::span<const GridPiece> window_pieces;  // empty: the records as they are
+    std::uint64_t window_used = 0;             // the pieces' bytes
     auto next_window = [&]() -> Status {
       if (!grid_on_disk_ || window_hi >= graph_.edges) {
         return Status{StatusCode::kInternal, "edge grid: a task waits for records past the grid"};
       }
-      ES_ASSIGN_OR_RETURN(const std::span<const std::byte> bytes, grid_reader_->next());
-      window_lo = window_hi;
-      window_hi = std::min<std::uint64_t>(graph_.edges, window_lo + bytes.size() / rs);
-      grid = bytes.data();
+      ES_ASSIGN_OR_RETURN(const GridWindowReader::Window read, grid_reader_->next());
+      const GridWindow& window = grid_disk_windows_[read.index];
+      if (window.first != window_hi) return Status{StatusCode::kInternal, "edge grid: windows read out of order"};
+      window_lo = window.first;
+      window_hi = window.end;
+      window_pieces = std::span<const GridPiece>(grid_pieces_).subspan(window.first_piece, window.end_piece - window.first_piece);
+      window_used = window.used;
+      grid = read.bytes.data();
       return Status::ok();
     };
     if (grid_on_disk_) {
@@ -754,9 +767,16 @@ class Engine : private EngineBase {
           Vertex* st = states();
           const std::uint32_t a = task.a;
           const std::uint32_t b = task.b;
-          const std::byte* const records = grid;  // record r at records + (r - lo) * rs
+          const std::byte* const records = grid;  // record r at records + (r - lo) * rs, or in a piece
           const std::uint64_t lo = window_lo;
           const std::uint64_t hi = window_hi;
+          const std::span<const GridPiece> pieces = window_pieces;
+          const std::uint64_t used = window_used;
+          const GridKeys keys = grid_keys_;
+          // Locals, not reads through `this` or `mode`: the gathers' stores could alias those.
+          const std::byte* const sources = sources_.data();
+          const bool forward = mode.forward;
+          const bool reverse = mode.reverse;
           auto emit = [&](VertexId target, const Update& u) {
             const std::uint32_t block = target >> shift;
             if (block == a || block == b) {
@@ -790,27 +810,46 @@ class Engine : private EngineBase {
               // the window), then check again.
               const std::uint64_t room = (capacity - k) / kEmitsPerRecord;
               if (room == 0) break;
-              const std::uint64_t stop = std::min({r < side1 ? side1 : end, r + room, hi});
+              std::uint64_t stop = std::min({r < side1 ? side1 : end, r + room, hi});
               const VertexId src_base = (r < side1 ? y : x) << shift;
               const VertexId dst_base = (r < side1 ? x : y) << shift;
               const std::byte* record = records + (r - lo) * rs;
+              if constexpr (kLayout != GridLayout::kFull) {
+                if (!pieces.empty()) {
+                  // The piece holding r (pieces never cross buckets): its records in place, or decoded.
+                  const auto p = std::prev(std::upper_bound(pieces.begin(), pieces.end(), r,
+                                                            [](std::uint64_t at, const GridPiece& q) { return at < q.first; }));
+                  const bool last = std::next(p) == pieces.end();
+                  const std::uint64_t piece_end = last ? hi : std::next(p)->first;
+                  const std::uint64_t bytes_end = last ? used : std::next(p)->offset;
+                  if (p->encoded) {
+                    // A damaged piece (scratch checksums off) decodes to ids that stay in their blocks.
+                    (void)decode_grid_piece<kCompactBytes>(*p, piece_end - p->first, std::span(records + p->offset, bytes_end - p->offset),
+                                                keys, w.decoded.data());
+                    record = w.decoded.data() + (r - p->first) * rs;
+                  } else {
+                    record = records + p->offset + (r - p->first) * rs;
+                  }
+                  stop = std::min(stop, piece_end);
+                }
+              }
               for (; r < stop; ++r, record += rs) {
                 if constexpr (kLayout != GridLayout::kFull) {
                   if (r + kGridPrefetchDistance < stop) {
-                    prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st);
+                    prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st, sources);
                   }
                 }
                 const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, local_mask);
                 if constexpr (kFromSources) {
-                  const auto* src = reinterpret_cast<const typename P::Source*>(sources_.data());
-                  if (mode.forward) program_.scatter_source(src[e.src], e, s, emit);
+                  const auto* src = reinterpret_cast<const typename P::Source*>(sources);
+                  if (forward) program_.scatter_source(src[e.src], e, s, emit);
                   if constexpr (P::kUndirected) program_.scatter_source(src[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
                 } else {
-                  if (mode.forward) program_.scatter(st[e.src], e, s, emit);
+                  if (forward) program_.scatter(st[e.src], e, s, emit);
                   if constexpr (P::kUndirected) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
                 }
                 if constexpr (kReverse) {
-                  if (mode.reverse) program_.scatter_reverse(st[e.dst], e, s, emit);
+                  if (reverse) program_.scatter_reverse(st[e.dst], e, s, emit);
                 }
               }
             }

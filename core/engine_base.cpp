@@ -393,6 +393,7 @@ void EngineBase::init_grid() {
   }
   if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
   grid_record_bytes_ = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : graph_.record_size();
+  grid_keys_ = GridKeys::of(plan_.grid_shift, bucketing_.sub_bits);
   stats_.plan.grid_record_bytes = grid_record_bytes_;
 }
 
@@ -514,9 +515,12 @@ void EngineBase::build_grid() {
 }
 
 // The on-disk grid (K = 1, no room for the edges; the plan's grid_window_bytes > 0; compact
-// records only), written in slabs of two windows (the slab buffer is the two window buffers).
-// A grid of one slab (or windows too small to stage through): one pass over the input checks
-// every record and counts the buckets, then one pass per slab places its records
+// records only), written in slabs of at most one window of records, each slab one window of the
+// file: the slab is filled in the first window buffer and, with --grid_codec ef, encoded into the
+// second (core/grid_codec.hpp). Slabs end at bucket boundaries where they can (a bucket is sorted
+// as a whole), so the grid's bytes do not depend on the window size unless a bucket is larger than
+// a window. A grid of one slab (or windows too small to stage through): one pass over the input
+// checks every record and counts the buckets, then one pass per slab places its records
 // (place_from_input). Otherwise one pass over the input does it all (build_staged).
 Status EngineBase::build_disk_grid() {
   init_grid();
@@ -526,37 +530,68 @@ Status EngineBase::build_disk_grid() {
   ES_RETURN_IF_ERROR(volumes_.create_scratch());
   ES_ASSIGN_OR_RETURN(grid_file_, File::open_striped(volumes_.layout(StreamKind::kEdges, "edge_grid", 0), OpenMode::kCreate,
                                                      plan_.io.direct));
-  grid_file_bytes_ = round_up(n * grid_rs, kIoAlignment);
+  grid_file_bytes_ = 0;
   grid_windows_ = AlignedBuffer(2 * plan_.grid_window_bytes);
-  grid_window_crc_.clear();
-  const std::uint64_t slab_records = grid_windows_.size() / grid_rs;
-  const std::uint64_t slabs = (n + slab_records - 1) / slab_records;
-  const std::uint64_t groups = 2 * slabs;  // about half a slab each
+  grid_order_ = grid_bucket_order();
+  const std::uint64_t slab_records = plan_.grid_window_bytes / grid_rs;
+  // Reserved at their bounds (the memory plan's), so that growing them never holds two copies.
+  grid_disk_windows_.clear();
+  grid_disk_windows_.reserve(grid_windows_bound(n, slab_records));
+  grid_pieces_.clear();
+  if (options_.grid_codec == GridCodec::kEliasFano) grid_pieces_.reserve(grid_pieces_bound(n, grid_order_.size(), slab_records));
+  const std::uint64_t slabs = (n + slab_records - 1) / slab_records;  // about: slabs end at bucket boundaries
+  const std::uint64_t groups = std::max<std::uint64_t>(2, slabs);  // about a slab (one window) each
   // Staging buffers: one per group and one per staging task for the block as written (a page
-  // more: its header), all in the slab buffer; read back through one such block, in the room of
-  // the input reader (closed by then).
+  // more: its header), all in the two window buffers; read back through one such block, in the
+  // room of the input reader (closed by then).
   const std::uint64_t unit = std::lcm<std::uint64_t>(kIoAlignment, 4 + grid_rs);  // whole staged records and pages
   const std::uint64_t flushers = std::min<std::uint64_t>(plan_.threads, groups);
   const std::uint64_t room = grid_windows_.size() - std::min<std::uint64_t>(grid_windows_.size(), flushers * kIoAlignment);
   const std::uint64_t block = round_down(
       std::min<std::uint64_t>(room / (groups + flushers), plan_.reader_bytes - std::min(plan_.reader_bytes, kIoAlignment)), unit);
   if (slabs > 1 && block >= unit) {
-    ES_RETURN_IF_ERROR(build_staged(slab_records, slabs, groups, block));
+    ES_RETURN_IF_ERROR(build_staged(groups, block));
   } else {
     ES_RETURN_IF_ERROR(check_and_count());
-    for (std::uint64_t lo = 0; lo < n; lo += slab_records) {
-      ES_RETURN_IF_ERROR(place_from_input(lo, std::min(slab_records, n - lo)));
-      ES_RETURN_IF_ERROR(write_grid_slab(lo, std::min(slab_records, n - lo)));
+    const std::vector<std::uint64_t> bounds = grid_slab_bounds();
+    for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
+      ES_RETURN_IF_ERROR(place_from_input(bounds[j], bounds[j + 1] - bounds[j]));
+      ES_RETURN_IF_ERROR(write_grid_slab(bounds[j], bounds[j + 1] - bounds[j]));
     }
   }
+  grid_order_ = std::vector<std::uint32_t>();
   grid_on_disk_ = true;
+  stats_.plan.grid_file_bytes = grid_file_bytes_;
+  stats_.plan.grid_codec = options_.grid_codec;
   allocate_sources(round_up(grid_padded_vertices() * traits_.source_bytes, kIoAlignment));
-  grid_reader_ = std::make_unique<GridWindowReader>(grid_file_, grid_file_bytes_, plan_.grid_window_bytes,
+  grid_reader_ = std::make_unique<GridWindowReader>(grid_file_, std::span<const GridWindow>(grid_disk_windows_),
                                                     std::span(grid_windows_.data(), grid_windows_.size()),
-                                                    std::span<const std::uint32_t>(grid_window_crc_), plan_.io,
-                                                    &edge_read_counters_);
+                                                    options_.scratch_checksums, plan_.io, &edge_read_counters_);
   grid_ready_ = true;
   return Status::ok();
+}
+
+// Where the slabs of the on-disk grid begin, and n at the end: each holds at most one window of
+// records and ends at a bucket boundary, unless a single bucket does not fit (then it is cut).
+std::vector<std::uint64_t> EngineBase::grid_slab_bounds() const {
+  const std::uint64_t n = graph_.edges;
+  const std::uint64_t capacity = plan_.grid_window_bytes / grid_record_bytes_;
+  std::vector<std::uint64_t> bounds = {0};
+  std::uint64_t lo = 0;
+  while (lo < n) {
+    std::uint64_t hi = lo + capacity;
+    if (hi >= n) {
+      hi = n;
+    } else {
+      // The last bucket (in grid order) starting at or before hi; its start is the bound if after lo.
+      const auto after = std::upper_bound(grid_order_.begin(), grid_order_.end(), hi,
+                                          [&](std::uint64_t at, std::uint32_t b) { return at < bucket_begin_[b]; });
+      if (after != grid_order_.begin() && bucket_begin_[*std::prev(after)] > lo) hi = bucket_begin_[*std::prev(after)];
+    }
+    bounds.push_back(hi);
+    lo = hi;
+  }
+  return bounds;
 }
 
 // Checks every input record, in parallel (the first bad one reported), counting each bucket's
@@ -645,22 +680,47 @@ Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab) {
   });
 }
 
-// Writes the slab buffer's first `slab` records as the grid's records from `lo` on (padded with
-// zeros to the I/O alignment), with a crc32 per window when scratch checksums are on.
+// Writes the slab in the first window buffer, the grid's records [lo, lo + slab), as the next
+// window of the grid file: as it is, or (--grid_codec ef) its buckets' portions sorted and encoded
+// into the second window buffer (core/grid_codec.hpp). Padded with zeros to the I/O alignment, with
+// a crc32 when scratch checksums are on.
 Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab) {
   const std::size_t grid_rs = grid_record_bytes_;
-  const std::uint64_t window = plan_.grid_window_bytes;
-  std::byte* out = grid_windows_.data();
-  const std::uint64_t bytes = round_up(slab * grid_rs, kIoAlignment);
-  std::memset(out + slab * grid_rs, 0, bytes - slab * grid_rs);
-  if (options_.scratch_checksums) {
-    for (std::uint64_t w = 0; w * window < bytes; ++w) {
-      grid_window_crc_.push_back(frame_crc(std::span<const std::byte>(out + w * window, std::min(window, bytes - w * window))));
+  const std::uint64_t half = plan_.grid_window_bytes;
+  GridWindow window;
+  window.offset = grid_file_bytes_;
+  window.first = lo;
+  window.end = lo + slab;
+  window.first_piece = grid_pieces_.size();
+  std::byte* data = grid_windows_.data();
+  window.used = slab * grid_rs;
+  if (options_.grid_codec == GridCodec::kEliasFano) {
+    // The portions of the buckets that lie in the slab, in grid order.
+    std::vector<GridPortion> portions;
+    const auto from = std::upper_bound(grid_order_.begin(), grid_order_.end(), lo,
+                                       [&](std::uint64_t at, std::uint32_t b) { return at < bucket_begin_[b]; });
+    for (auto it = from == grid_order_.begin() ? from : std::prev(from); it != grid_order_.end(); ++it) {
+      const std::uint64_t begin = std::max(bucket_begin_[*it], lo);
+      const std::uint64_t end = std::min(std::next(it) == grid_order_.end() ? graph_.edges : bucket_begin_[*std::next(it)], lo + slab);
+      if (begin >= lo + slab) break;
+      if (begin >= end) continue;
+      const std::uint32_t sub = *it & ((std::uint32_t{1} << bucketing_.sub_bits) - 1);
+      portions.push_back(GridPortion{begin - lo, end - begin, static_cast<std::uint16_t>(sub << grid_keys_.dst_bits)});
     }
+    data = grid_windows_.data() + half;
+    window.used = encode_grid_slab(std::span(grid_windows_.data(), slab * grid_rs), grid_rs, portions, grid_keys_, lo, *pool_,
+                                   std::span(data, half), grid_pieces_);
   }
+  window.end_piece = grid_pieces_.size();
+  window.bytes = round_up(window.used, kIoAlignment);
+  std::memset(data + window.used, 0, window.bytes - window.used);
+  const std::span<const std::byte> bytes(data, window.bytes);
+  if (options_.scratch_checksums) window.crc = frame_crc(bytes);
   const auto start = std::chrono::steady_clock::now();
-  ES_RETURN_IF_ERROR(grid_file_.write_at(lo * grid_rs, std::span<const std::byte>(out, bytes)));
-  count_request(stats_.edges_io, start, 0, bytes);
+  ES_RETURN_IF_ERROR(grid_file_.write_at(window.offset, bytes));
+  count_request(stats_.edges_io, start, 0, window.bytes);
+  grid_file_bytes_ += window.bytes;
+  grid_disk_windows_.push_back(window);
   return Status::ok();
 }
 
@@ -672,7 +732,7 @@ Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab) {
 // bucket when that is smaller (core/staged_block.hpp; a crc32 per block). Then each slab is filled
 // by reading the blocks of the groups whose records fall in it: a bucket's records take its places
 // in input order. The staging files are removed at the end.
-Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs, std::uint64_t groups, std::uint64_t block) {
+Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   const std::size_t rs = graph_.record_size();
   const std::size_t grid_rs = grid_record_bytes_;
   const std::size_t staged_record = 4 + grid_rs;  // u32 bucket, then the grid record
@@ -684,7 +744,7 @@ Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs,
   const std::uint32_t local_mask = grid_local_mask();
   const bool local4 = grid_layout_ == GridLayout::kLocal4;
   const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
-  const std::vector<std::uint32_t> order = grid_bucket_order();
+  const std::vector<std::uint32_t>& order = grid_order_;
   std::vector<std::uint32_t> group_of(buckets, 0);
   std::vector<std::uint32_t> rank(buckets, 0);          // a bucket's position among its group's
   std::vector<std::uint64_t> group_first(groups + 1, 0);  // group g's buckets: order[group_first[g], group_first[g + 1])
@@ -830,10 +890,11 @@ Status EngineBase::build_staged(std::uint64_t slab_records, std::uint64_t slabs,
   AlignedBuffer in(out_capacity);
   std::vector<std::uint64_t> next;
   std::vector<std::uint8_t> bad(T, 0);
-  for (std::uint64_t j = 0; j < slabs; ++j) {
+  const std::vector<std::uint64_t> bounds = grid_slab_bounds();
+  for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
     if (cancel_requested()) return cancelled();
-    const std::uint64_t lo = j * slab_records;
-    const std::uint64_t slab = std::min(slab_records, n - lo);
+    const std::uint64_t lo = bounds[j];
+    const std::uint64_t slab = bounds[j + 1] - lo;
     std::byte* out = grid_windows_.data();
     for (std::uint64_t g = 0; g < groups; ++g) {
       if (group[g].staged == 0 || end[g] <= lo || first[g] >= lo + slab) continue;  // nothing of g in this slab

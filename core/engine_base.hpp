@@ -16,6 +16,7 @@
 #include "core/block_schedule.hpp"
 #include "core/checkpoint.hpp"
 #include "core/engine_options.hpp"
+#include "core/grid_codec.hpp"
 #include "core/grid_window_reader.hpp"
 #include "core/memory_plan.hpp"
 #include "core/run_stats.hpp"
@@ -136,8 +137,9 @@ class EngineBase {
   Status check_and_count();
   std::vector<std::uint8_t> bucket_owners() const;
   Status place_from_input(std::uint64_t lo, std::uint64_t slab);
+  std::vector<std::uint64_t> grid_slab_bounds() const;
   Status write_grid_slab(std::uint64_t lo, std::uint64_t slab);
-  Status build_staged(std::uint64_t slab_records, std::uint64_t slabs, std::uint64_t groups, std::uint64_t block);
+  Status build_staged(std::uint64_t groups, std::uint64_t block);
 
  protected:
   GraphInfo graph_;
@@ -167,9 +169,12 @@ class EngineBase {
   bool grid_ready_ = false;
   bool grid_on_disk_ = false;                // the grid is in grid_file_ (K = 1 without room for the edges)
   File grid_file_;
-  std::uint64_t grid_file_bytes_ = 0;        // the grid's records, padded to the I/O alignment
+  std::uint64_t grid_file_bytes_ = 0;        // the grid file's bytes: its windows, each padded to the I/O alignment
   AlignedBuffer grid_windows_;               // two windows of plan_.grid_window_bytes
-  std::vector<std::uint32_t> grid_window_crc_;  // crc32 per window (scratch checksums)
+  std::vector<GridWindow> grid_disk_windows_;  // the grid file's windows (one per slab), in order
+  std::vector<GridPiece> grid_pieces_;       // --grid_codec ef: every window's pieces, in order
+  GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)
+  std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
   bool input_validated_ = false;           // every input record has been read and checked once
   std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
   std::uint64_t partition_ = 0;

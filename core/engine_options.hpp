@@ -33,6 +33,12 @@ struct VolumePlacement {
 /// kOn always, kOff never (the input is streamed every superstep).
 enum class DiskGrid : std::uint8_t { kAuto, kOn, kOff };
 
+/// How the on-disk grid stores its records (--grid_codec; core/grid_codec.hpp).
+enum class GridCodec : std::uint8_t {
+  kNone,       // compact records as they are, in input order within a bucket
+  kEliasFano,  // sorted within each bucket, in pieces whose keys are Elias-Fano coded (the default)
+};
+
 struct EngineOptions {
   unsigned threads = 1;                                // -p
   std::uint64_t physical_memory = std::uint64_t{1} << 30;  // --physical_memory: peak RSS bound
@@ -50,6 +56,7 @@ struct EngineOptions {
   bool compact_grid = true;                            // grid records as block-local ids (--full_grid_records: off)
   std::uint64_t grid_window = 64ULL << 20;             // largest window of the on-disk grid (--grid_window)
   DiskGrid disk_grid = DiskGrid::kAuto;                // --disk_grid
+  GridCodec grid_codec = GridCodec::kEliasFano;        // --grid_codec
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
   bool scratch_checksums = true;                       // frame + crc32 every scratch chunk, also with codec none

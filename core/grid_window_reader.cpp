@@ -11,19 +11,16 @@
 
 namespace edgestream {
 
-GridWindowReader::GridWindowReader(const File& file, std::uint64_t file_bytes, std::uint64_t window_bytes,
-                                   std::span<std::byte> buffers, std::span<const std::uint32_t> crcs, const IoOptions& io,
-                                   IoCounters* counters)
+GridWindowReader::GridWindowReader(const File& file, std::span<const GridWindow> windows, std::span<std::byte> buffers,
+                                   bool checksums, const IoOptions& io, IoCounters* counters)
     : file_(file),
-      file_bytes_(file_bytes),
-      window_bytes_(window_bytes),
+      windows_(windows),
       buffers_(buffers),
-      crcs_(crcs),
+      checksums_(checksums),
       chunk_(std::max<std::uint64_t>(round_down(io.read_chunk, kIoAlignment), kIoAlignment)),
       depth_(std::max(io.depth, 1U)),
-      counters_(counters),
-      windows_(window_bytes == 0 ? 0 : (file_bytes + window_bytes - 1) / window_bytes) {
-  if (windows_ > 0) start(0);
+      counters_(counters) {
+  if (!windows_.empty()) start(0);
 }
 
 GridWindowReader::~GridWindowReader() { drain(); }
@@ -38,8 +35,10 @@ void GridWindowReader::drain() {
   flush_counters();
 }
 
-std::uint64_t GridWindowReader::window_size(std::uint64_t w) const {
-  return std::min(window_bytes_, file_bytes_ - w * window_bytes_);
+// Window w's bytes in buffer b (each buffer is half of buffers_).
+std::span<std::byte> GridWindowReader::buffer(unsigned b, std::uint64_t w) const {
+  const std::uint64_t half = buffers_.size() / 2;
+  return buffers_.subspan(b * half, std::min(half, windows_[w].bytes));
 }
 
 void GridWindowReader::start(std::uint64_t w) {
@@ -49,11 +48,11 @@ void GridWindowReader::start(std::uint64_t w) {
 }
 
 Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned lane, unsigned lanes) {
-  const std::uint64_t offset = w * window_bytes_;
-  const std::uint64_t size = window_size(w);
-  std::byte* into = buffers_.data() + buffer * window_bytes_;
+  const std::uint64_t offset = windows_[w].offset;
+  const std::span<std::byte> into = this->buffer(buffer, w);
+  const std::uint64_t size = into.size();
   for (std::uint64_t at = lane * chunk_; at < size; at += lanes * chunk_) {
-    const std::span<std::byte> piece(into + at, std::min(chunk_, size - at));
+    const std::span<std::byte> piece(into.data() + at, std::min(chunk_, size - at));
     ES_ASSIGN_OR_RETURN(const std::size_t n, file_.read_at(offset + at, piece));
     read_bytes_ += n;
     ++read_requests_;
@@ -67,8 +66,12 @@ Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned la
 }
 
 Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
-  const std::uint64_t offset = w * window_bytes_;
-  const std::span<std::byte> into = buffers_.subspan(buffer * window_bytes_, window_size(w));
+  const std::uint64_t offset = windows_[w].offset;
+  const std::span<std::byte> into = this->buffer(buffer, w);
+  if (into.size() != windows_[w].bytes) {
+    return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": window " + std::to_string(w) + " of " +
+                                             std::to_string(windows_[w].bytes) + " bytes does not fit its buffer"};
+  }
   const auto lanes = static_cast<unsigned>(std::min<std::uint64_t>(depth_, (into.size() + chunk_ - 1) / chunk_));
   std::vector<std::future<Status>> others;
   for (unsigned lane = 1; lane < lanes; ++lane) {
@@ -80,7 +83,7 @@ Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
     if (status.is_ok()) status = s;
   }
   ES_RETURN_IF_ERROR(status);
-  if (!crcs_.empty() && frame_crc(into) != crcs_[w]) {
+  if (checksums_ && frame_crc(into) != windows_[w].crc) {
     return corruption("edge grid file " + file_.path() + ": checksum mismatch in window " + std::to_string(w) +
                       " (byte offset " + std::to_string(offset) + ", " + std::to_string(into.size()) +
                       " bytes; damaged scratch data)");
@@ -89,13 +92,13 @@ Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
 }
 
 Status GridWindowReader::rewind() {
-  if (windows_ == 0 || (pending_.valid() && pending_window_ == 0)) return Status::ok();
+  if (windows_.empty() || (pending_.valid() && pending_window_ == 0)) return Status::ok();
   if (pending_.valid()) (void)pending_.get();  // a window of the pass left early: not needed
   start(0);
   return Status::ok();
 }
 
-Expected<std::span<const std::byte>> GridWindowReader::next() {
+Expected<GridWindowReader::Window> GridWindowReader::next() {
   if (!pending_.valid()) {
     return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": no window is being read"};
   }
@@ -107,8 +110,8 @@ Expected<std::span<const std::byte>> GridWindowReader::next() {
   ES_RETURN_IF_ERROR(read);
   const std::uint64_t w = pending_window_;
   held_ = pending_buffer_;
-  start((w + 1) % windows_);  // into the other buffer, which held window w - 1: the caller is done with it
-  return std::span<const std::byte>(buffers_.subspan(held_ * window_bytes_, window_size(w)));
+  start((w + 1) % windows_.size());  // into the other buffer, which held window w - 1: the caller is done with it
+  return Window{w, this->buffer(held_, w)};
 }
 
 }  // namespace edgestream

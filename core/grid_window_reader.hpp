@@ -1,9 +1,10 @@
 // Reads the on-disk edge grid (K = 1 without room for the edges in memory; core/engine.hpp) front to
-// back in fixed-size windows, pass after pass (one pass per superstep): two buffers, the next window
+// back, window after window, pass after pass (one pass per superstep): two buffers, the next window
 // read (and its checksum checked) by a background thread while the caller scatters the current one;
 // after the last window of a pass, the first one of the next pass is read ahead. A window is read in
 // requests of read_chunk bytes, io_depth of them in flight (one blocking reader thread each), so the
-// device sees the queue depth the user configured.
+// device sees the queue depth the user configured. A window is one slab of the grid as the build
+// wrote it (core/engine_base.cpp): its records, or their compressed pieces (core/grid_codec.hpp).
 #pragma once
 
 #include <atomic>
@@ -18,29 +19,44 @@
 
 namespace edgestream {
 
+/// One window of the grid file, as the build wrote it.
+struct GridWindow {
+  std::uint64_t offset = 0;       // in the file (a multiple of 4096)
+  std::uint64_t bytes = 0;        // read: the stored bytes padded to a multiple of 4096
+  std::uint64_t used = 0;         // the stored bytes (the rest is zero padding)
+  std::uint64_t first = 0;        // its records [first, end) in grid order
+  std::uint64_t end = 0;
+  std::uint64_t first_piece = 0;  // its pieces [first_piece, end_piece) (core/grid_codec.hpp); none:
+  std::uint64_t end_piece = 0;    // the records as they are
+  std::uint32_t crc = 0;          // crc32 of its `bytes` (compress/frame.hpp frame_crc)
+};
+
 class GridWindowReader {
  public:
-  /// `file` holds `file_bytes` (a multiple of 4096, > 0) in windows of `window_bytes` (a multiple of
-  /// 4096; the last may be shorter). `buffers` (2 * window_bytes, 4096-aligned) receive them;
-  /// `crcs` holds each window's crc32 (compress/frame.hpp frame_crc) or is empty (not checked).
-  /// Requests are `io.read_chunk` bytes, `io.depth` at a time. Reads are counted in `counters`
-  /// (the caller's wait in wait_ns). All must outlive the reader. Starts reading window 0.
-  GridWindowReader(const File& file, std::uint64_t file_bytes, std::uint64_t window_bytes, std::span<std::byte> buffers,
-                   std::span<const std::uint32_t> crcs, const IoOptions& io, IoCounters* counters);
+  /// `file` holds `windows` (each at most buffers.size() / 2 bytes). The two halves of `buffers`
+  /// (4096-aligned) receive them; each window's crc is checked when `checksums`. Requests are
+  /// `io.read_chunk` bytes, `io.depth` at a time. Reads are counted in `counters` (the caller's wait
+  /// in wait_ns). All must outlive the reader. Starts reading window 0.
+  GridWindowReader(const File& file, std::span<const GridWindow> windows, std::span<std::byte> buffers, bool checksums,
+                   const IoOptions& io, IoCounters* counters);
   GridWindowReader(const GridWindowReader&) = delete;
   GridWindowReader& operator=(const GridWindowReader&) = delete;
   /// Waits for a read still in flight (its buffer belongs to this reader's caller).
   ~GridWindowReader();
 
   /// The number of windows in a pass.
-  std::uint64_t windows() const { return windows_; }
+  std::uint64_t windows() const { return windows_.size(); }
   /// Starts a pass: the next next() returns window 0 (read ahead already when the previous pass
   /// was read to its end; a pass left early has its read in flight finished and dropped).
   Status rewind();
-  /// The next window's bytes (valid until the following call), and starts reading the one after
-  /// (window 0 after the last). Errors: a read error, a short file, a checksum mismatch (naming the
-  /// file, window and offset).
-  Expected<std::span<const std::byte>> next();
+  /// The next window's index and bytes (valid until the following call), and starts reading the
+  /// one after (window 0 after the last). Errors: a read error, a short file, a checksum mismatch
+  /// (naming the file, window and offset).
+  struct Window {
+    std::uint64_t index = 0;
+    std::span<const std::byte> bytes;
+  };
+  Expected<Window> next();
   /// Waits for the read in flight and adds every count to `counters`.
   void drain();
 
@@ -48,18 +64,16 @@ class GridWindowReader {
   void start(std::uint64_t w);  // window w into the buffer the caller does not hold
   Status read_window(std::uint64_t w, unsigned buffer);  // runs on the background thread
   Status read_lane(std::uint64_t w, unsigned buffer, unsigned lane, unsigned lanes);  // every lanes-th request
-  std::uint64_t window_size(std::uint64_t w) const;
+  std::span<std::byte> buffer(unsigned b, std::uint64_t w) const;
   void flush_counters();
 
   const File& file_;
-  std::uint64_t file_bytes_;
-  std::uint64_t window_bytes_;
+  std::span<const GridWindow> windows_;
   std::span<std::byte> buffers_;
-  std::span<const std::uint32_t> crcs_;
+  bool checksums_;
   std::uint64_t chunk_;
   unsigned depth_;
   IoCounters* counters_;
-  std::uint64_t windows_;
   unsigned held_ = 1;               // the buffer whose window the caller holds (none yet: 1, so reads start in 0)
   std::uint64_t pending_window_ = 0;
   unsigned pending_buffer_ = 0;

@@ -12,6 +12,8 @@
 
 #include "compress/framed_stream.hpp"
 #include "core/block_schedule.hpp"
+#include "core/grid_codec.hpp"
+#include "core/grid_window_reader.hpp"
 #include "io/aligned_buffer.hpp"
 
 namespace edgestream {
@@ -47,6 +49,23 @@ struct Attempt {
   unsigned depth;
   std::uint64_t batch;
 };
+
+// What the on-disk grid holds besides its two window buffers (core/grid_codec.hpp), for windows
+// of at least `window` bytes: the window list; with --grid_codec ef the pieces' descriptions, each
+// worker's decoded piece and key scratch, and one slab's encoding tables (its portions, their
+// first pieces and order by size, each piece's stored size).
+std::uint64_t grid_codec_bytes(GridCodec codec, std::uint64_t edges, std::uint64_t buckets, std::size_t record_bytes,
+                               std::uint64_t window, unsigned threads) {
+  const std::uint64_t slab = std::max<std::uint64_t>(window / record_bytes, 1);
+  std::uint64_t bytes = grid_windows_bound(edges, slab) * sizeof(GridWindow);
+  if (codec == GridCodec::kEliasFano) {
+    const std::uint64_t slab_pieces = buckets + 1 + (slab + kGridPieceRecords - 1) / kGridPieceRecords;
+    bytes += grid_pieces_bound(edges, buckets, slab) * sizeof(GridPiece) +
+             threads * (round_up(kGridPieceBufferBytes, kIoAlignment) + kGridPieceRecords * 4) +
+             (buckets + 1) * (sizeof(GridPortion) + 8 + 4) + slab_pieces * 8;
+  }
+  return bytes;
+}
 
 }  // namespace
 
@@ -229,14 +248,15 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // padding to whole blocks, and one run of staged records while the grid is built
       // (engine_base.cpp build_staged).
       const std::uint64_t padded = blocks << shift;
+      const std::uint64_t grid_file = round_up(input.edges * input.grid_record_bytes, kIoAlignment);
+      const std::uint64_t largest = std::max<std::uint64_t>(round_down(options.grid_window, kIoAlignment), kIoAlignment);
+      const std::uint64_t step = std::min(kMinGridWindow, largest);
       const std::uint64_t fixed = (3 * threads + 8) * buckets * 4 + block_cells(b32) * 8 +
                                   round_up(padded * input.source_bytes, kIoAlignment) +
                                   round_up((padded - vertices) * input.vertex_bytes, kIoAlignment) +
-                                  std::max<std::uint64_t>(plan.io.read_chunk, input.input_frame_bytes);
-      const std::uint64_t grid_file = round_up(input.edges * input.grid_record_bytes, kIoAlignment);
+                                  std::max<std::uint64_t>(plan.io.read_chunk, input.input_frame_bytes) +
+                                  grid_codec_bytes(options.grid_codec, input.edges, buckets, input.grid_record_bytes, step, threads);
       const std::uint64_t used = plan.estimated_peak() + fixed;
-      const std::uint64_t largest = std::max<std::uint64_t>(round_down(options.grid_window, kIoAlignment), kIoAlignment);
-      const std::uint64_t step = std::min(kMinGridWindow, largest);
       if (shift <= kMaxLocalIdBits && used + 2 * step <= plan.budget) {
         std::uint64_t window = round_down((plan.budget - used) / 2, step);
         window = std::min({window, largest, round_up(grid_file, step)});

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iomanip>
 
+#include "core/grid_codec.hpp"
+
 namespace edgestream {
 
 void print_core_lines(std::ostream& out, const RunStats& stats) {
@@ -25,6 +27,8 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
       << "CORE::CONFIG::GRID_RECORD_BYTES " << plan.grid_record_bytes << "\n"
       << "CORE::CONFIG::GRID_ON_DISK " << (plan.grid_window_bytes > 0 ? 1 : 0) << "\n"
       << "CORE::CONFIG::GRID_WINDOW_BYTES " << plan.grid_window_bytes << "\n"
+      << "CORE::CONFIG::GRID_CODEC " << grid_codec_name(plan.grid_codec) << "\n"
+      << "CORE::CONFIG::GRID_FILE_BYTES " << plan.grid_file_bytes << "\n"
       << "CORE::CONFIG::EDGES_CODEC " << codec_name(stats.edges_codec) << "\n"
       << "CORE::CONFIG::UPDATES_CODEC " << codec_name(stats.updates_codec) << "\n"
       << "CORE::CONFIG::CODEC_MEMORY " << plan.codec_bytes << "\n"

@@ -4,12 +4,14 @@
 // histogram + one scatter pass over memory, 2048 buckets), recursively, until a bucket fits in the
 // cache (<= 64 Ki records) or 16 bits are left; such a bucket is finished by an LSD radix sort, 8 bits
 // per pass, that stays in cache and skips bytes where all keys agree. Stable: records with equal keys
-// keep their order (both phases are stable counting sorts).
+// keep their order (both phases are stable counting sorts). Also sorts the on-disk grid's buckets
+// (core/grid_codec.cpp).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace edgestream {
@@ -18,20 +20,29 @@ namespace radix_detail {
 constexpr unsigned kMsdBits = 11;
 constexpr std::size_t kCacheRecords = std::size_t{1} << 16;
 
-// LSD over bits [0, bits) of data[0..n), scratch other[0..n). Returns where the result ended.
+// LSD over bits [0, bits) of data[0..n), scratch other[0..n). Returns where the result ended. The
+// counts of every byte come from one pass over the keys; then one scatter pass per byte.
 template <typename Record, typename Key>
 Record* lsd(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key) {
-  for (unsigned shift = 0; shift < bits; shift += 8) {
-    std::array<std::size_t, 256> count{};
-    for (std::size_t i = 0; i < n; ++i) ++count[(key(data[i]) >> shift) & 0xFF];
-    if (count[(key(data[0]) >> shift) & 0xFF] == n) continue;  // all equal in this byte
+  const unsigned passes = (bits + 7) / 8;  // at most 8
+  std::array<std::array<std::size_t, 256>, 8> count;
+  for (unsigned p = 0; p < passes; ++p) count[p].fill(0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t k = key(data[i]);
+    for (unsigned p = 0; p < passes; ++p) ++count[p][(k >> (8 * p)) & 0xFF];
+  }
+  const std::uint64_t k0 = key(data[0]);
+  for (unsigned p = 0; p < passes; ++p) {
+    const unsigned shift = 8 * p;
+    if (count[p][(k0 >> shift) & 0xFF] == n) continue;  // all equal in this byte
     std::size_t sum = 0;
-    for (auto& c : count) {
+    for (auto& c : count[p]) {
       const std::size_t m = c;
       c = sum;
       sum += m;
     }
-    for (std::size_t i = 0; i < n; ++i) other[count[(key(data[i]) >> shift) & 0xFF]++] = data[i];
+    std::array<std::size_t, 256>& next = count[p];
+    for (std::size_t i = 0; i < n; ++i) other[next[(key(data[i]) >> shift) & 0xFF]++] = data[i];
     std::swap(data, other);
   }
   return data;
@@ -66,13 +77,21 @@ void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key
 
 }  // namespace radix_detail
 
-/// Sorts `records` by key(record) (which must be < 2^key_bits, key_bits <= 64). Needs a second
-/// buffer of the same size (allocated here). Key is a callable: std::uint64_t(const Record&).
+/// Sorts `records` by key(record) (which must be < 2^key_bits, key_bits <= 64), using `scratch`
+/// (at least as many records; its contents are overwritten) as the second buffer. Key is a
+/// callable: std::uint64_t(const Record&).
+template <typename Record, typename Key>
+void radix_sort_by_key(std::span<Record> records, std::span<Record> scratch, unsigned key_bits, Key key) {
+  if (records.size() < 2) return;
+  radix_detail::hybrid(records.data(), scratch.data(), records.size(), key_bits, key);
+}
+
+/// The same with a second buffer allocated here.
 template <typename Record, typename Key>
 void radix_sort_by_key(std::vector<Record>& records, unsigned key_bits, Key key) {
   if (records.size() < 2) return;
   std::vector<Record> scratch(records.size());
-  radix_detail::hybrid(records.data(), scratch.data(), records.size(), key_bits, key);
+  radix_sort_by_key(std::span<Record>(records), std::span<Record>(scratch), key_bits, key);
 }
 
 }  // namespace edgestream

@@ -1,0 +1,145 @@
+// The on-disk edge grid's compressed windows (--grid_codec ef; core/engine_base.cpp builds the grid,
+// Engine::scatter_grid_as reads it). A window of the grid file is one slab of the grid: the compact
+// records (core/engine_base.hpp GridLayout kLocal4: 16-bit block-local source and destination ids;
+// kLocal8: and the 4-byte weight) of consecutive buckets in grid order. Inside each bucket the
+// records are sorted by a key (the source's local id, then the destination's bits that the bucket
+// does not fix) and cut into pieces of at most kGridPieceRecords; a piece stores its keys
+// Elias-Fano coded (compress/elias_fano.hpp), followed for kLocal8 by the weights in key order, or
+// its records as they are when that is not at least 1/8 smaller. RMAT grids take 16-18 bits per key
+// instead of 32 (docs/performance.md). The pieces' descriptions (first record, offset, first key,
+// low bits) stay in memory; the file holds only their bytes, so no piece is ever larger than its
+// records were and a slab can be encoded into a buffer of its own size.
+//
+// The order inside a bucket changes from input order to key order: scatter results that depend on
+// the order of floating-point additions (PageRank's sums) differ from the uncompressed grid's in
+// the last bits; exact programs (bfs, cc, sssp...) give the same bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compress/elias_fano.hpp"
+#include "core/engine_options.hpp"
+#include "core/thread_pool.hpp"
+#include "io/status.hpp"
+
+namespace edgestream {
+
+/// "none" or "ef" (GridCodec is in core/engine_options.hpp).
+std::string grid_codec_name(GridCodec codec);
+/// Parses "none" or "ef"; anything else is kInvalidArgument naming `option`.
+Expected<GridCodec> parse_grid_codec(const std::string& option, const std::string& text);
+
+/// Records per piece at most: a piece is decoded into a per-worker buffer of this many records.
+inline constexpr std::uint64_t kGridPieceRecords = 4096;
+/// The bytes of that buffer (decode_grid_piece writes up to 32 bytes past the records).
+inline constexpr std::uint64_t kGridPieceBufferBytes = kGridPieceRecords * 8 + 64;
+
+/// At most this many windows (one per slab) for slabs of at most `slab_records` records that end
+/// at bucket boundaries where they can: two slabs in a row hold more than slab_records records.
+inline std::uint64_t grid_windows_bound(std::uint64_t edges, std::uint64_t slab_records) {
+  return 2 * ((edges + slab_records - 1) / slab_records) + 1;
+}
+/// At most this many pieces: one per bucket, per slab (a bucket cut at its start) and per
+/// kGridPieceRecords records.
+inline std::uint64_t grid_pieces_bound(std::uint64_t edges, std::uint64_t buckets, std::uint64_t slab_records) {
+  return buckets + grid_windows_bound(edges, slab_records) + (edges + kGridPieceRecords - 1) / kGridPieceRecords;
+}
+
+/// A compact record's sort key inside its bucket and back. Blocks hold 2^shift vertices; the
+/// bucket fixes the destination's top sub_bits local bits, leaving dst_bits = shift - sub_bits.
+/// The key (shift + dst_bits bits) orders records by their destination's group of 2^fine
+/// vertices, then by source, then by the destination inside its group: the scatter's writes move
+/// forward through the destinations' states (a window of 2^fine of them at a time, in the CPU
+/// cache), and consecutive records rarely update the same vertex (which would make each addition
+/// wait for the previous one).
+struct GridKeys {
+  unsigned shift = 16;
+  unsigned dst_bits = 16;
+  unsigned fine = 6;
+
+  static GridKeys of(unsigned shift, unsigned sub_bits) {
+    const unsigned dst_bits = shift - sub_bits;
+    return GridKeys{shift, dst_bits, dst_bits < 6 ? dst_bits : 6};
+  }
+  std::uint32_t local_mask() const { return shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << shift) - 1; }
+  std::uint32_t dst_mask() const { return (std::uint32_t{1} << dst_bits) - 1; }
+  std::uint32_t fine_mask() const { return (std::uint32_t{1} << fine) - 1; }
+  unsigned key_bits() const { return shift + dst_bits; }
+  /// The key of a compact record's first 4 bytes (source local id | destination local id << 16).
+  std::uint32_t key(std::uint32_t local) const {
+    const std::uint32_t dst = (local >> 16) & dst_mask();
+    return ((dst >> fine) << (shift + fine)) | ((local & local_mask()) << fine) | (dst & fine_mask());
+  }
+  /// The first 4 bytes of the record with `key` in a bucket whose destinations have `dst_high` set.
+  std::uint32_t local(std::uint32_t key, std::uint32_t dst_high) const {
+    const std::uint32_t dst = ((key >> (shift + fine)) << fine) | (key & fine_mask());
+    return ((key >> fine) & local_mask()) | ((dst_high | dst) << 16);
+  }
+};
+
+/// A piece of the encoded grid, as kept in memory.
+struct GridPiece {
+  std::uint64_t first = 0;     // its first record (grid order); it ends where the next piece begins
+  std::uint64_t offset = 0;    // where its bytes start in its window
+  std::uint32_t base = 0;      // Elias-Fano: the first key
+  std::uint16_t dst_high = 0;  // the destination's local bits its bucket fixes
+  std::uint8_t low_bits = 0;   // Elias-Fano: low bits per key
+  bool encoded = false;        // false: the records as they are
+};
+
+/// One bucket's records in a slab: [first, first + count) of the slab, and the destination bits
+/// its sub-bucket fixes (GridKeys::local). A bucket larger than a slab has a portion in each.
+struct GridPortion {
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+  std::uint16_t dst_high = 0;
+};
+
+/// Encodes one slab: `records` (record_bytes = 4 or 8 each, the slab's portions back to back)
+/// sorted by key inside each portion (in place, with `out` as scratch), then cut into pieces and
+/// written to `out` back to back (out.size() >= records.size(); no piece is larger than its
+/// records). Appends the pieces to `pieces` (first = `first_record` + the piece's place in the
+/// slab, offset from the start of `out`) and returns the bytes written. `records` is left
+/// overwritten. Runs its tasks on `pool`.
+std::uint64_t encode_grid_slab(std::span<std::byte> records, std::size_t record_bytes, std::span<const GridPortion> portions,
+                               GridKeys keys, std::uint64_t first_record, ThreadPool& pool, std::span<std::byte> out,
+                               std::vector<GridPiece>& pieces);
+
+/// Writes the `count` compact records of piece `p` (kRecordBytes = 4 or 8) to `out` (room for
+/// count * kRecordBytes + 32 bytes) from the piece's bytes `stored` (exactly the piece: from its
+/// offset to the next piece's). Damaged bytes give records with wrong local ids (the scatter masks
+/// them into the task's blocks) and false.
+template <std::size_t kRecordBytes>
+bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys, std::byte* out) {
+  static_assert(kRecordBytes == 4 || kRecordBytes == 8);
+  // Raw pieces hold the records; Elias-Fano pieces the keys, then (kLocal8) the weights in key order.
+  const std::uint64_t tail = p.encoded ? count * (kRecordBytes - 4) : count * kRecordBytes;
+  if (stored.size() < tail) {
+    std::memset(out, 0, count * kRecordBytes);
+    return false;
+  }
+  if (!p.encoded) {
+    std::memcpy(out, stored.data(), tail);
+    return true;
+  }
+  // The keys' high parts go to the last 4 * (count + 8) bytes of `out` (out has room for
+  // kRecordBytes * count + 32), then the records are written front to back: record i ends before
+  // the high part of key i + 1, which is read later.
+  const std::span<const std::byte> key_bytes = stored.first(stored.size() - tail);
+  auto* high = reinterpret_cast<std::uint32_t*>(out + count * (kRecordBytes - 4));
+  const std::uint32_t dst_high = p.dst_high;
+  const std::byte* const weights = key_bytes.data() + key_bytes.size();
+  // By value: the stores through `out` could otherwise alias what the lambda reads.
+  return elias_fano_decode(key_bytes, count, p.low_bits, p.base, high, [keys, dst_high, out, weights](std::uint64_t i, std::uint32_t key) {
+    const std::uint32_t local = keys.local(key, dst_high);
+    std::memcpy(out + i * kRecordBytes, &local, 4);
+    if constexpr (kRecordBytes == 8) std::memcpy(out + i * 8 + 4, weights + i * 4, 4);
+  });
+}
+
+}  // namespace edgestream

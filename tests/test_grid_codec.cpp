@@ -1,0 +1,308 @@
+// [grid_codec]: the on-disk grid's compression (compress/elias_fano.hpp, core/grid_codec.hpp).
+// Elias-Fano decodes every non-decreasing sequence to itself in the fewest bytes of any low-bit
+// width, and damaged or short bytes never make it read outside them. Grid keys and records are
+// inverse and order records by destination group, source, destination. A slab encoded on any
+// number of threads gives the same bytes; each piece decodes to its portion's records sorted by key
+// (weights riding along), no piece is larger than its records, and damaged pieces decode without
+// a crash. (The engine with both codecs, damaged grid files: test_edge_grid.cpp.)
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "compress/elias_fano.hpp"
+#include "core/grid_codec.hpp"
+#include "core/thread_pool.hpp"
+
+namespace edgestream::test {
+namespace {
+
+std::vector<std::uint32_t> decode_all(std::span<const std::byte> bytes, std::uint64_t n, unsigned low_bits, std::uint32_t first,
+                                      bool* complete = nullptr) {
+  std::vector<std::uint32_t> values(n + 8, 0xDEADBEEF);
+  const bool ok = elias_fano_decode(bytes, n, low_bits, first, values.data());
+  if (complete != nullptr) *complete = ok;
+  values.resize(n);
+  return values;
+}
+
+// n sorted values of one of several shapes.
+std::vector<std::uint32_t> sequence(std::mt19937_64& rng, std::size_t n, int shape) {
+  std::vector<std::uint32_t> v(n);
+  switch (shape) {
+    case 0: std::fill(v.begin(), v.end(), static_cast<std::uint32_t>(rng())); break;  // all equal
+    case 1: std::iota(v.begin(), v.end(), static_cast<std::uint32_t>(rng() % 1000)); break;  // consecutive
+    case 2: for (auto& x : v) x = static_cast<std::uint32_t>(rng());  break;  // the whole 32-bit range
+    case 3: for (auto& x : v) x = static_cast<std::uint32_t>(rng() % 5); break;  // mostly duplicates
+    case 4: for (auto& x : v) x = static_cast<std::uint32_t>(rng() % (std::uint64_t{1} << (rng() % 31))); break;
+    default: {  // clustered, as RMAT buckets are: dense runs and big gaps
+      std::uint32_t at = static_cast<std::uint32_t>(rng() % 100);
+      for (auto& x : v) {
+        at += rng() % 8 == 0 ? static_cast<std::uint32_t>(rng() % 100000) : static_cast<std::uint32_t>(rng() % 3);
+        x = at;
+      }
+    }
+  }
+  std::sort(v.begin(), v.end());
+  if (shape == 2 && n >= 2) {  // the extremes
+    v.front() = 0;
+    v.back() = UINT32_MAX;
+  }
+  return v;
+}
+
+TEST_CASE("Elias-Fano: every non-decreasing sequence decodes to itself, in the fewest bytes", "[grid_codec]") {
+  std::mt19937_64 rng(11);
+  for (const std::size_t n : {1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 100, 1000, 4096}) {
+    for (int shape = 0; shape < 6; ++shape) {
+      INFO("n " << n << " shape " << shape);
+      const std::vector<std::uint32_t> v = sequence(rng, n, shape);
+      const std::uint32_t range = v.back() - v.front();
+      const EliasFanoLayout layout = elias_fano_layout(n, range);
+      for (unsigned bits = 0; bits < 32; ++bits) CHECK(layout.bytes <= elias_fano_layout(n, range, bits).bytes);
+      std::vector<std::byte> bytes(layout.bytes, std::byte{0xFF});  // the encoder clears what it uses
+      elias_fano_encode(v, layout, bytes);
+      bool complete = false;
+      CHECK(decode_all(bytes, n, layout.low_bits, v.front(), &complete) == v);
+      CHECK(complete);
+      // Other widths decode too (those whose high part stays small: width 0 over a 32-bit range
+      // would be half a gigabyte of unary bits).
+      for (const unsigned bits : {0U, layout.low_bits / 2, 31U}) {
+        const EliasFanoLayout other = elias_fano_layout(n, range, bits);
+        if (other.bytes > (std::size_t{1} << 20)) continue;
+        std::vector<std::byte> other_bytes(other.bytes);
+        elias_fano_encode(v, other, other_bytes);
+        CHECK(decode_all(other_bytes, n, bits, v.front()) == v);
+      }
+    }
+  }
+  // About 2 + log2(range / n) bits per value: 4096 values over 2^28 take 2.25 bytes each.
+  std::vector<std::uint32_t> v(4096);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::uint32_t>(i << 16);
+  CHECK(elias_fano_layout(v.size(), v.back()).bytes == 4096 * 18 / 8);
+}
+
+TEST_CASE("Elias-Fano: damaged or short bytes give n values and never a read outside them", "[grid_codec]") {
+  std::mt19937_64 rng(12);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t n = 1 + rng() % 600;
+    const std::vector<std::uint32_t> v = sequence(rng, n, static_cast<int>(rng() % 6));
+    const EliasFanoLayout layout = elias_fano_layout(n, v.back() - v.front());
+    std::vector<std::byte> bytes(layout.bytes);
+    elias_fano_encode(v, layout, bytes);
+    INFO("trial " << trial << " n " << n << " bytes " << bytes.size());
+    // Shorter than the encoding: a copy of exactly that many bytes (ASan checks every read).
+    const std::size_t cut = rng() % bytes.size();
+    const std::vector<std::byte> shorter(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut));
+    bool complete = true;
+    CHECK(decode_all(shorter, n, layout.low_bits, v.front(), &complete).size() == n);
+    if (cut < layout.low_bytes || n > 8 * (cut - layout.low_bytes)) CHECK_FALSE(complete);  // the set bits ran out
+    // Flipped bytes, and a wrong width.
+    std::vector<std::byte> damaged = bytes;
+    for (int f = 0; f < 3; ++f) damaged[rng() % damaged.size()] ^= static_cast<std::byte>(1 + rng() % 255);
+    CHECK(decode_all(damaged, n, layout.low_bits, v.front()).size() == n);
+    CHECK(decode_all(bytes, n, static_cast<unsigned>(rng() % 40), v.front()).size() == n);
+  }
+  bool complete = true;
+  CHECK(decode_all({}, 5, 3, 7, &complete) == std::vector<std::uint32_t>(5, 7));
+  CHECK_FALSE(complete);
+}
+
+TEST_CASE("grid keys: key and local are inverse; keys order by destination group, source, destination", "[grid_codec]") {
+  std::mt19937_64 rng(13);
+  for (const unsigned shift : {6U, 9U, 16U}) {
+    for (const unsigned sub_bits : {0U, 1U, 3U}) {
+      INFO("shift " << shift << " sub_bits " << sub_bits);
+      const GridKeys keys = GridKeys::of(shift, sub_bits);
+      const std::uint32_t mask = (std::uint32_t{1} << shift) - 1;
+      const std::uint32_t sub = static_cast<std::uint32_t>(rng() % (1U << sub_bits));
+      const std::uint32_t dst_high = sub << keys.dst_bits;
+      struct Record {
+        std::uint32_t src, dst, local, key;
+      };
+      std::vector<Record> records;
+      for (int i = 0; i < 2000; ++i) {
+        const std::uint32_t src = static_cast<std::uint32_t>(rng()) & mask;
+        const std::uint32_t dst = dst_high | (static_cast<std::uint32_t>(rng()) & keys.dst_mask());
+        const std::uint32_t local = src | (dst << 16);
+        const std::uint32_t key = keys.key(local);
+        CHECK(key < (std::uint64_t{1} << keys.key_bits()));
+        CHECK(keys.local(key, dst_high) == local);
+        records.push_back({src, dst, local, key});
+      }
+      auto order = [&](const Record& r) {
+        const std::uint32_t d = r.dst & keys.dst_mask();
+        return std::tuple(d >> keys.fine, r.src, d & keys.fine_mask());
+      };
+      for (std::size_t i = 1; i < records.size(); ++i) {
+        const Record& x = records[i - 1];
+        const Record& y = records[i];
+        CHECK((x.key < y.key) == (order(x) < order(y)));
+      }
+    }
+  }
+}
+
+// A slab of compact records for `portions` (their sizes), skewed (hot sources and destinations,
+// compressible), with one uniformly random portion; weights (8-byte records) are the record's
+// position, so their order after sorting tells the sort is stable.
+struct Slab {
+  std::vector<std::byte> records;
+  std::vector<GridPortion> portions;
+};
+Slab make_slab(std::mt19937_64& rng, const std::vector<std::uint64_t>& sizes, std::size_t record_bytes, GridKeys keys) {
+  Slab slab;
+  std::uint64_t at = 0;
+  for (std::size_t j = 0; j < sizes.size(); ++j) {
+    const auto sub = static_cast<std::uint32_t>(j % (std::uint64_t{1} << (keys.shift - keys.dst_bits)));
+    slab.portions.push_back(GridPortion{at, sizes[j], static_cast<std::uint16_t>(sub << keys.dst_bits)});
+    for (std::uint64_t i = 0; i < sizes[j]; ++i, ++at) {
+      const bool uniform = j + 1 == sizes.size();
+      std::uint32_t src = static_cast<std::uint32_t>(rng()) & keys.local_mask();
+      std::uint32_t dst = static_cast<std::uint32_t>(rng()) & keys.dst_mask();
+      if (!uniform) {
+        src %= 1 + static_cast<std::uint32_t>(rng() % 300);
+        dst %= 1 + static_cast<std::uint32_t>(rng() % 50);
+      }
+      const std::uint32_t local = src | ((slab.portions.back().dst_high | dst) << 16);
+      const std::size_t offset = slab.records.size();
+      slab.records.resize(offset + record_bytes);
+      std::memcpy(slab.records.data() + offset, &local, 4);
+      if (record_bytes == 8) {
+        const auto weight = static_cast<std::uint32_t>(at);
+        std::memcpy(slab.records.data() + offset + 4, &weight, 4);
+      }
+    }
+  }
+  return slab;
+}
+
+struct Encoded {
+  std::vector<std::byte> out;
+  std::vector<GridPiece> pieces;
+  std::uint64_t used = 0;
+};
+Encoded encode(Slab slab, std::size_t record_bytes, GridKeys keys, unsigned threads) {
+  ThreadPool pool(threads);
+  Encoded e;
+  e.out.assign(slab.records.size(), std::byte{0xEE});
+  e.pieces.push_back(GridPiece{});  // pieces are appended after those already there
+  e.used = encode_grid_slab(slab.records, record_bytes, slab.portions, keys, 1000, pool, e.out, e.pieces);
+  e.pieces.erase(e.pieces.begin());
+  e.out.resize(e.used);
+  return e;
+}
+
+bool same_pieces(const std::vector<GridPiece>& a, const std::vector<GridPiece>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const GridPiece& x, const GridPiece& y) {
+    return x.first == y.first && x.offset == y.offset && x.base == y.base && x.dst_high == y.dst_high &&
+           x.low_bits == y.low_bits && x.encoded == y.encoded;
+  });
+}
+
+template <std::size_t kRecordBytes>
+std::vector<std::byte> decode_piece(const Encoded& e, std::size_t p, std::uint64_t slab_records, GridKeys keys, bool* complete) {
+  const GridPiece& piece = e.pieces[p];
+  const bool last = p + 1 == e.pieces.size();
+  const std::uint64_t count = (last ? 1000 + slab_records : e.pieces[p + 1].first) - piece.first;
+  const std::uint64_t end = last ? e.used : e.pieces[p + 1].offset;
+  // Exactly the piece's bytes, in a buffer of their own (ASan sees any read past them).
+  const std::vector<std::byte> stored(e.out.begin() + static_cast<std::ptrdiff_t>(piece.offset),
+                                      e.out.begin() + static_cast<std::ptrdiff_t>(end));
+  std::vector<std::byte> records(count * kRecordBytes + 32);
+  *complete = decode_grid_piece<kRecordBytes>(piece, count, stored, keys, records.data());
+  records.resize(count * kRecordBytes);
+  return records;
+}
+
+TEST_CASE("grid slabs: pieces decode to each portion's records sorted by key, on any number of threads", "[grid_codec]") {
+  std::mt19937_64 rng(14);
+  const std::vector<std::uint64_t> sizes = {1, 2, 4095, 4096, 4097, 10000, 3, 700, 9000};
+  for (const std::size_t record_bytes : {4, 8}) {
+    for (const unsigned sub_bits : {0U, 3U}) {
+      INFO(record_bytes << "-byte records, sub_bits " << sub_bits);
+      const GridKeys keys = GridKeys::of(16, sub_bits);
+      const Slab slab = make_slab(rng, sizes, record_bytes, keys);
+      const std::uint64_t slab_records = slab.records.size() / record_bytes;
+      const Encoded e = encode(slab, record_bytes, keys, 2);
+      // Any thread count: the same bytes and pieces.
+      for (const unsigned threads : {1U, 3U}) {
+        const Encoded other = encode(slab, record_bytes, keys, threads);
+        CHECK(other.out == e.out);
+        CHECK(same_pieces(other.pieces, e.pieces));
+      }
+      CHECK(e.used <= slab.records.size());
+      // The pieces: in order, within their portion, at most kGridPieceRecords each.
+      std::uint64_t encoded = 0;
+      std::size_t p = 0;
+      for (const GridPortion& portion : slab.portions) {
+        std::vector<std::byte> expected(slab.records.begin() + static_cast<std::ptrdiff_t>(portion.first * record_bytes),
+                                        slab.records.begin() + static_cast<std::ptrdiff_t>((portion.first + portion.count) * record_bytes));
+        // Sorted by key, stably (equal keys keep their order: the weights are positions).
+        std::vector<std::uint64_t> order(portion.count);
+        std::iota(order.begin(), order.end(), 0);
+        auto key_at = [&](std::uint64_t i) {
+          std::uint32_t local;
+          std::memcpy(&local, expected.data() + i * record_bytes, 4);
+          return keys.key(local);
+        };
+        std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return key_at(a) < key_at(b); });
+        std::vector<std::byte> sorted;
+        for (const std::uint64_t i : order) {
+          sorted.insert(sorted.end(), expected.begin() + static_cast<std::ptrdiff_t>(i * record_bytes),
+                        expected.begin() + static_cast<std::ptrdiff_t>((i + 1) * record_bytes));
+        }
+        std::vector<std::byte> decoded;
+        for (std::uint64_t in_portion = 0; in_portion < portion.count; ++p) {
+          REQUIRE(p < e.pieces.size());
+          const GridPiece& piece = e.pieces[p];
+          CHECK(piece.first == 1000 + portion.first + in_portion);
+          CHECK(piece.dst_high == portion.dst_high);
+          if (p > 0) CHECK(piece.offset >= e.pieces[p - 1].offset);
+          bool complete = false;
+          const std::vector<std::byte> records =
+              record_bytes == 4 ? decode_piece<4>(e, p, slab_records, keys, &complete) : decode_piece<8>(e, p, slab_records, keys, &complete);
+          CHECK(complete);
+          CHECK(records.size() / record_bytes <= kGridPieceRecords);
+          decoded.insert(decoded.end(), records.begin(), records.end());
+          in_portion += records.size() / record_bytes;
+          encoded += piece.encoded ? 1 : 0;
+        }
+        CHECK(decoded == sorted);
+      }
+      CHECK(p == e.pieces.size());
+      CHECK(encoded > 0);
+      // The skewed portions compress (a 1-record piece cannot; the uniform one hardly).
+      CHECK(e.used * 10 < slab.records.size() * 8);
+    }
+  }
+}
+
+TEST_CASE("grid slabs: a damaged piece decodes to records without a crash", "[grid_codec]") {
+  std::mt19937_64 rng(15);
+  for (const std::size_t record_bytes : {4, 8}) {
+    const GridKeys keys = GridKeys::of(16, 2);
+    const Slab slab = make_slab(rng, {5000, 300, 4096}, record_bytes, keys);
+    Encoded e = encode(slab, record_bytes, keys, 2);
+    const std::uint64_t slab_records = slab.records.size() / record_bytes;
+    for (int trial = 0; trial < 200; ++trial) {
+      Encoded damaged = e;
+      for (int f = 0; f < 4; ++f) damaged.out[rng() % damaged.out.size()] ^= static_cast<std::byte>(1 + rng() % 255);
+      for (std::size_t p = 0; p < damaged.pieces.size(); ++p) {
+        bool complete = false;
+        const std::vector<std::byte> records = record_bytes == 4 ? decode_piece<4>(damaged, p, slab_records, keys, &complete)
+                                                                 : decode_piece<8>(damaged, p, slab_records, keys, &complete);
+        CHECK(records.size() % record_bytes == 0);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgestream::test
