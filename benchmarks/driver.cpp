@@ -76,6 +76,8 @@ po::options_description make_options() {
        "auto = the grid unless the program announces fewer than 4 supersteps")
       ("grid_window", po::value<std::string>()->default_value("64M"),
        "largest window of the on-disk grid (K = 1 when the edges do not fit; two windows are in memory)")
+      ("stream_grid", "read the on-disk grid from storage every superstep even when it would fit in memory once built "
+                      "(by default it is then read back once and kept: CORE::CONFIG::GRID_RESIDENT)")
       ("grid_codec", po::value<std::string>()->default_value("ef"),
        "records of the on-disk grid: ef = sorted within each bucket, ids Elias-Fano coded (about half the bytes "
        "on skewed graphs), none = as they are")
@@ -154,7 +156,7 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
       << (s.plan.grid_bytes > 0 && s.plan.grid_window_bytes == 0 ? "true" : "false")
       << ",\"on_disk\":" << (s.plan.grid_window_bytes > 0 ? "true" : "false") << ",\"codec\":\""
       << grid_codec_name(s.plan.grid_codec) << "\",\"record_bytes\":"
-      << s.plan.grid_record_bytes << ",\"window_bytes\":" << s.plan.grid_window_bytes << ",\"file_bytes\":"
+      << s.plan.grid_record_bytes << ",\"window_bytes\":" << s.plan.grid_window_bytes << ",\"resident\":" << (s.plan.grid_resident ? "true" : "false") << ",\"file_bytes\":"
       << s.plan.grid_file_bytes << "},\"supersteps\":" << s.supersteps
       << ",\"wall_seconds\":" << wall_seconds << ",\"setup_seconds\":" << s.setup_seconds
       << ",\"engine_seconds\":" << s.engine_seconds << ",\"io_wait_seconds\":" << s.io_wait_seconds()
@@ -364,6 +366,7 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   else if (disk_grid == "off") req.engine.disk_grid = DiskGrid::kOff;
   else return invalid_argument("--disk_grid must be auto, on or off, got '" + disk_grid + "'");
   ES_ASSIGN_OR_RETURN(req.engine.grid_codec, parse_grid_codec("--grid_codec", text(vm, "grid_codec")));
+  req.engine.grid_resident = vm.count("stream_grid") == 0;
   ES_ASSIGN_OR_RETURN(req.engine.grid_window, size_option(vm, "grid_window"));
   if (req.engine.grid_window < 4096 || req.engine.grid_window % 4096 != 0) {
     return invalid_argument("--grid_window must be a positive multiple of 4K, got " + std::to_string(req.engine.grid_window));

@@ -110,6 +110,7 @@ class Engine : private EngineBase {
     traits.two_way = kTwoWay;
     traits.reverse_edges = kReverse;
     if constexpr (ProgramWithSource<P>) traits.source_bytes = sizeof(typename P::Source);
+    traits.by_destination = ProgramWithSource<P> && ProgramWithTargets<P> && !kTwoWay;
     return traits;
   }
 
@@ -494,7 +495,9 @@ class Engine : private EngineBase {
           for (std::uint64_t v = n * t / T; v < n * (t + 1) / T; ++v) src[v] = program_.source(st[v], s);
         });
         if constexpr (ProgramWithTargets<P> && !kTwoWay) {
-          if (!grid_on_disk_ && mode.forward && program_.emits_to_destination(s)) {
+          // The on-disk grid of such a program is laid out by destination block: scattered by
+          // destination block in every superstep (emits elsewhere are buffered and routed).
+          if (grid_by_column_ || (!grid_on_disk_ && mode.forward && program_.emits_to_destination(s))) {
             switch (grid_layout_) {
               case GridLayout::kLocal4: return scatter_grid_columns<GridLayout::kLocal4>(s);
               case GridLayout::kLocal8:
@@ -507,6 +510,7 @@ class Engine : private EngineBase {
         return scatter_grid_layout<true>(s, mode);
       }
     }
+    if (grid_by_column_) return Status{StatusCode::kInternal, "edge grid: laid out by destination block without a sources array"};
     return scatter_grid_layout<false>(s, mode);
   }
 
@@ -595,37 +599,32 @@ class Engine : private EngineBase {
     const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
     const unsigned shift = plan_.grid_shift;
     const std::uint32_t local_mask = grid_local_mask();
-    const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
     const EdgeFileType type = graph_.type;
     const std::uint32_t blocks = grid_blocks_;
-    const std::byte* const grid = grid_.data();
     const std::byte* const sources = sources_.data();
     const auto* const src = reinterpret_cast<const typename P::Source*>(sources);
-    // The records of the edges from block x to block d: cell {x, d}, side 1 when d >= x (side 0
-    // holds the higher block's edges to the lower one; a diagonal cell has side 1 only).
-    auto records_of = [&](std::uint32_t x, std::uint32_t d) {
-      const std::uint64_t c = block_cell(x, d);
-      const std::uint64_t side1 = bucket_begin_[(c << grid_bucket_bits_) | side_bucket];
-      return d >= x ? std::pair{side1, cell_end_[c]} : std::pair{bucket_begin_[c << grid_bucket_bits_], side1};
-    };
     struct Progress {
       std::uint32_t from = 0;    // the source block x being streamed
       std::uint64_t record = 0;  // next record of (x -> d) (absolute index)
       bool started = false;
     };
     std::vector<Progress> progress(blocks);
-    // The largest columns first, so that the last tasks of the superstep are short ones.
-    std::vector<std::uint64_t> column_records(blocks, 0);
-    for (std::uint32_t d = 0; d < blocks; ++d) {
-      for (std::uint32_t x = 0; x < blocks; ++x) {
-        const auto [begin, end] = records_of(x, d);
-        column_records[d] += end - begin;
-      }
-    }
     std::vector<std::uint32_t> pending(blocks);
     std::iota(pending.begin(), pending.end(), 0U);
-    std::stable_sort(pending.begin(), pending.end(),
-                     [&](std::uint32_t l, std::uint32_t r) { return column_records[l] > column_records[r]; });
+    if (!grid_on_disk_) {
+      // In memory, the largest columns first, so that the last tasks of the superstep are short
+      // ones. (On disk the columns come in file order, window by window.)
+      std::vector<std::uint64_t> column_records(blocks, 0);
+      for (std::uint32_t d = 0; d < blocks; ++d) {
+        for (std::uint32_t x = 0; x < blocks; ++x) {
+          const auto [begin, end] = grid_records_of(x, d);
+          column_records[d] += end - begin;
+        }
+      }
+      std::stable_sort(pending.begin(), pending.end(),
+                       [&](std::uint32_t l, std::uint32_t r) { return column_records[l] > column_records[r]; });
+    }
+    ES_ASSIGN_OR_RETURN(GridView view, start_grid_pass());
     std::vector<std::uint32_t> unfinished;
     while (!pending.empty()) {
       if (cancel_requested()) return cancelled();
@@ -640,6 +639,7 @@ class Engine : private EngineBase {
         std::uint64_t changed = 0;
         std::uint64_t direct = 0;
         Vertex* st = states();
+        const GridView window = view;
         auto emit = [&](VertexId target, const Update& u) {
           if ((target >> shift) == d) {
             changed += program_.gather(target, st[target], u, s) ? 1 : 0;
@@ -653,18 +653,18 @@ class Engine : private EngineBase {
           if constexpr (ProgramWithActive<P>) {
             if (block_active_[at.from] == 0) continue;  // every edge here reads a source of block x
           }
-          const auto [begin, end] = records_of(at.from, d);
+          const auto [begin, end] = grid_records_of(at.from, d);
           if (!at.started) {
             at.record = begin;
             at.started = true;
           }
           const VertexId src_base = VertexId{at.from} << shift;
           std::uint64_t r = at.record;
-          while (r < end) {
+          while (r < end && r < window.hi) {
             const std::uint64_t room = (capacity - k) / P::kMaxEmitsPerEdge;  // certainly fit the buffer
             if (room == 0) break;
-            const std::uint64_t stop = std::min(end, r + room);
-            const std::byte* record = grid + r * rs;
+            std::uint64_t stop = std::min({end, r + room, window.hi});
+            const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
             for (; r < stop; ++r, record += rs) {
               if constexpr (kLayout != GridLayout::kFull) {
                 if (r + kGridPrefetchDistance < stop) {
@@ -676,7 +676,7 @@ class Engine : private EngineBase {
             }
           }
           at.record = r;
-          if (r < end) break;  // the buffer is full: continue after the barrier
+          if (r < end) break;  // the buffer is full or the window ends: continue after the barrier
         }
         w.emitted_count = k;
         w.changed += changed;
@@ -684,12 +684,53 @@ class Engine : private EngineBase {
       });
       ES_RETURN_IF_ERROR(end_grid_step(s));
       unfinished.clear();
+      bool ready = false;  // some unfinished task can go on in the current window
       for (const std::uint32_t d : pending) {
-        if (progress[d].from < blocks) unfinished.push_back(d);
+        const Progress& at = progress[d];
+        if (at.from >= blocks) continue;
+        unfinished.push_back(d);
+        ready = ready || (at.started ? at.record : grid_records_of(at.from, d).first) < view.hi;
       }
       pending.swap(unfinished);
+      // Every task left waits for records past the window (on-disk grid only): the next one.
+      if (!pending.empty() && !ready) ES_RETURN_IF_ERROR(next_grid_window(view));
     }
     return Status::ok();
+  }
+
+  // The records from r on that lie in one window of the view and in one piece of it (or, in
+  // memory, anywhere in the view): a pointer to record r, decoded into `decoded` (a Worker's
+  // buffer) when its piece is compressed; lowers `stop` to the end of that run. Pieces never
+  // cross buckets, so a run of one bucket side starts in one. A damaged piece (scratch checksums
+  // off) decodes to ids that the scatter masks into its blocks.
+  template <GridLayout kLayout>
+  const std::byte* grid_records_at(const GridView& view, std::uint64_t r, std::size_t rs, std::uint64_t& stop,
+                                   std::byte* decoded) const {
+    if constexpr (kLayout != GridLayout::kFull) {
+      if (!view.windows.empty()) {
+        constexpr std::size_t kBytes = kLayout == GridLayout::kLocal8 ? 8 : 4;
+        const GridWindow& window = view.windows.size() == 1
+                                       ? view.windows.front()
+                                       : *std::prev(std::upper_bound(view.windows.begin(), view.windows.end(), r,
+                                                                     [](std::uint64_t at, const GridWindow& w) { return at < w.first; }));
+        const std::byte* const bytes = view.bytes + (window.offset - view.windows.front().offset);
+        stop = std::min(stop, window.end);
+        if (window.first_piece == window.end_piece) return bytes + (r - window.first) * kBytes;  // --grid_codec none
+        const std::span<const GridPiece> pieces =
+            std::span<const GridPiece>(grid_pieces_).subspan(window.first_piece, window.end_piece - window.first_piece);
+        const auto p = std::prev(std::upper_bound(pieces.begin(), pieces.end(), r,
+                                                  [](std::uint64_t at, const GridPiece& q) { return at < q.first; }));
+        const bool last = std::next(p) == pieces.end();
+        const std::uint64_t piece_end = last ? window.end : std::next(p)->first;
+        stop = std::min(stop, piece_end);
+        if (!p->encoded) return bytes + p->offset + (r - p->first) * kBytes;
+        const std::uint64_t bytes_end = last ? window.used : std::next(p)->offset;
+        (void)decode_grid_piece<kBytes>(*p, piece_end - p->first, std::span(bytes + p->offset, bytes_end - p->offset), grid_keys_,
+                                        decoded);
+        return decoded + (r - p->first) * kBytes;
+      }
+    }
+    return view.bytes + (r - view.lo) * rs;
   }
 
   template <bool kFromSources>
@@ -706,39 +747,12 @@ class Engine : private EngineBase {
 
   template <GridLayout kLayout, bool kFromSources>
   Status scatter_grid_as(std::uint32_t s, ScatterMode mode) {
-    constexpr std::size_t kCompactBytes = kLayout == GridLayout::kLocal8 ? 8 : 4;
-    const std::size_t rs = kLayout == GridLayout::kFull ? graph_.record_size() : kCompactBytes;
+    const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
     const unsigned shift = plan_.grid_shift;
     const std::uint32_t local_mask = grid_local_mask();
     const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
     const EdgeFileType type = graph_.type;
-    // The records [window_lo, window_hi) are at grid: all of them in memory; one window of the
-    // on-disk grid at a time otherwise (the next one is read while this one is scattered), as they
-    // are or, with --grid_codec ef, as the window's pieces (core/grid_codec.hpp).
-    const std::byte* grid = grid_.data();
-    std::uint64_t window_lo = 0;
-    std::uint64_t window_hi = graph_.edges;
-    std::span<const GridPiece> window_pieces;  // empty: the records as they are
-    std::uint64_t window_used = 0;             // the pieces' bytes
-    auto next_window = [&]() -> Status {
-      if (!grid_on_disk_ || window_hi >= graph_.edges) {
-        return Status{StatusCode::kInternal, "edge grid: a task waits for records past the grid"};
-      }
-      ES_ASSIGN_OR_RETURN(const GridWindowReader::Window read, grid_reader_->next());
-      const GridWindow& window = grid_disk_windows_[read.index];
-      if (window.first != window_hi) return Status{StatusCode::kInternal, "edge grid: windows read out of order"};
-      window_lo = window.first;
-      window_hi = window.end;
-      window_pieces = std::span<const GridPiece>(grid_pieces_).subspan(window.first_piece, window.end_piece - window.first_piece);
-      window_used = window.used;
-      grid = read.bytes.data();
-      return Status::ok();
-    };
-    if (grid_on_disk_) {
-      ES_RETURN_IF_ERROR(grid_reader_->rewind());
-      window_hi = 0;
-      ES_RETURN_IF_ERROR(next_window());
-    }
+    ES_ASSIGN_OR_RETURN(GridView view, start_grid_pass());
     constexpr std::size_t kEmitsPerRecord = P::kMaxEmitsPerEdge * (kTwoWay ? 2 : 1);
     struct Progress {
       std::uint32_t cell = 0;      // index into the task's cell[]
@@ -767,12 +781,8 @@ class Engine : private EngineBase {
           Vertex* st = states();
           const std::uint32_t a = task.a;
           const std::uint32_t b = task.b;
-          const std::byte* const records = grid;  // record r at records + (r - lo) * rs, or in a piece
-          const std::uint64_t lo = window_lo;
-          const std::uint64_t hi = window_hi;
-          const std::span<const GridPiece> pieces = window_pieces;
-          const std::uint64_t used = window_used;
-          const GridKeys keys = grid_keys_;
+          const GridView window = view;
+          const std::uint64_t hi = window.hi;
           // Locals, not reads through `this` or `mode`: the gathers' stores could alias those.
           const std::byte* const sources = sources_.data();
           const bool forward = mode.forward;
@@ -813,26 +823,7 @@ class Engine : private EngineBase {
               std::uint64_t stop = std::min({r < side1 ? side1 : end, r + room, hi});
               const VertexId src_base = (r < side1 ? y : x) << shift;
               const VertexId dst_base = (r < side1 ? x : y) << shift;
-              const std::byte* record = records + (r - lo) * rs;
-              if constexpr (kLayout != GridLayout::kFull) {
-                if (!pieces.empty()) {
-                  // The piece holding r (pieces never cross buckets): its records in place, or decoded.
-                  const auto p = std::prev(std::upper_bound(pieces.begin(), pieces.end(), r,
-                                                            [](std::uint64_t at, const GridPiece& q) { return at < q.first; }));
-                  const bool last = std::next(p) == pieces.end();
-                  const std::uint64_t piece_end = last ? hi : std::next(p)->first;
-                  const std::uint64_t bytes_end = last ? used : std::next(p)->offset;
-                  if (p->encoded) {
-                    // A damaged piece (scratch checksums off) decodes to ids that stay in their blocks.
-                    (void)decode_grid_piece<kCompactBytes>(*p, piece_end - p->first, std::span(records + p->offset, bytes_end - p->offset),
-                                                keys, w.decoded.data());
-                    record = w.decoded.data() + (r - p->first) * rs;
-                  } else {
-                    record = records + p->offset + (r - p->first) * rs;
-                  }
-                  stop = std::min(stop, piece_end);
-                }
-              }
+              const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
               for (; r < stop; ++r, record += rs) {
                 if constexpr (kLayout != GridLayout::kFull) {
                   if (r + kGridPrefetchDistance < stop) {
@@ -868,12 +859,12 @@ class Engine : private EngineBase {
           if (at.cell >= round[i].cells) continue;
           unfinished.push_back(i);
           const std::uint64_t position = at.started ? at.record : bucket_begin_[round[i].cell[at.cell] << grid_bucket_bits_];
-          ready = ready || position < window_hi;
+          ready = ready || position < view.hi;
         }
         pending.swap(unfinished);
         // Every task left waits for records past the window (on-disk grid only: in memory the
         // window is the whole grid): move to the next one.
-        if (!pending.empty() && !ready) ES_RETURN_IF_ERROR(next_window());
+        if (!pending.empty() && !ready) ES_RETURN_IF_ERROR(next_grid_window(view));
       }
     }
     return Status::ok();

@@ -402,6 +402,20 @@ void EngineBase::init_grid() {
 std::vector<std::uint32_t> EngineBase::grid_bucket_order() const {
   std::vector<std::uint32_t> order;
   order.reserve(grid_buckets(grid_blocks_, bucketing_.sub_bits));
+  if (grid_by_column_) {
+    // By destination block: (x -> d) is side 1 of cell {x, d} when d >= x, side 0 otherwise (the
+    // diagonal cell's side 0, always empty, goes after its side 1).
+    const std::uint64_t subs = std::uint64_t{1} << bucketing_.sub_bits;
+    for (std::uint32_t d = 0; d < grid_blocks_; ++d) {
+      for (std::uint32_t x = 0; x < grid_blocks_; ++x) {
+        const std::uint64_t cell = block_cell(x, d) << grid_bucket_bits_;
+        for (const std::uint64_t side : x == d ? std::vector<std::uint64_t>{1, 0} : std::vector<std::uint64_t>{d > x ? 1U : 0U}) {
+          for (std::uint64_t sub = 0; sub < subs; ++sub) order.push_back(static_cast<std::uint32_t>(cell | (side << bucketing_.sub_bits) | sub));
+        }
+      }
+    }
+    return order;
+  }
   for (const std::vector<BlockTask>& round : schedule_) {
     for (const BlockTask& task : round) {
       for (std::uint32_t i = 0; i < task.cells; ++i) {
@@ -427,6 +441,53 @@ std::uint64_t EngineBase::place_buckets(Total&& total) {
     cell_end_[b >> grid_bucket_bits_] = next;  // the cell's last bucket sets it last
   }
   return next;
+}
+
+std::pair<std::uint64_t, std::uint64_t> EngineBase::grid_records_of(std::uint32_t x, std::uint32_t d) const {
+  const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
+  const std::uint64_t c = block_cell(x, d);
+  if (!grid_by_column_) {
+    // Cell {x, y}, x <= y: its side-0 buckets hold edges y -> x, then its side-1 buckets x -> y.
+    const std::uint64_t side1 = bucket_begin_[(c << grid_bucket_bits_) | side_bucket];
+    return d >= x ? std::pair{side1, cell_end_[c]} : std::pair{bucket_begin_[c << grid_bucket_bits_], side1};
+  }
+  auto begin = [&](std::uint32_t from, std::uint32_t to) {
+    return bucket_begin_[(block_cell(from, to) << grid_bucket_bits_) | (to >= from ? side_bucket : 0)];
+  };
+  const std::uint64_t end = x + 1 < grid_blocks_ ? begin(x + 1, d) : d + 1 < grid_blocks_ ? begin(0, d + 1) : graph_.edges;
+  return {begin(x, d), end};
+}
+
+Expected<EngineBase::GridView> EngineBase::start_grid_pass() {
+  GridView view;
+  if (!grid_on_disk_) {
+    view.bytes = grid_.data();
+    view.hi = graph_.edges;
+    return view;
+  }
+  if (grid_resident_) {  // every window in memory at its file offset
+    view.bytes = grid_windows_.data();
+    view.hi = graph_.edges;
+    view.windows = grid_disk_windows_;
+    return view;
+  }
+  ES_RETURN_IF_ERROR(grid_reader_->rewind());
+  ES_RETURN_IF_ERROR(next_grid_window(view));
+  return view;
+}
+
+Status EngineBase::next_grid_window(GridView& view) {
+  if (!grid_on_disk_ || grid_resident_ || view.hi >= graph_.edges) {
+    return Status{StatusCode::kInternal, "edge grid: a task waits for records past the grid"};
+  }
+  ES_ASSIGN_OR_RETURN(const GridWindowReader::Window read, grid_reader_->next());
+  const GridWindow& window = grid_disk_windows_[read.index];
+  if (window.first != view.hi) return Status{StatusCode::kInternal, "edge grid: windows read out of order"};
+  view.bytes = read.bytes.data();
+  view.lo = window.first;
+  view.hi = window.end;
+  view.windows = std::span<const GridWindow>(grid_disk_windows_).subspan(read.index, 1);
+  return Status::ok();
 }
 
 // Vertices rounded up to whole grid blocks: the on-disk grid's states and sources cover them.
@@ -531,7 +592,8 @@ Status EngineBase::build_disk_grid() {
   ES_ASSIGN_OR_RETURN(grid_file_, File::open_striped(volumes_.layout(StreamKind::kEdges, "edge_grid", 0), OpenMode::kCreate,
                                                      plan_.io.direct));
   grid_file_bytes_ = 0;
-  grid_windows_ = AlignedBuffer(2 * plan_.grid_window_bytes);
+  grid_by_column_ = traits_.by_destination;
+  grid_windows_ = AlignedBuffer(plan_.grid_memory_bytes);
   grid_order_ = grid_bucket_order();
   const std::uint64_t slab_records = plan_.grid_window_bytes / grid_rs;
   // Reserved at their bounds (the memory plan's), so that growing them never holds two copies.
@@ -564,10 +626,44 @@ Status EngineBase::build_disk_grid() {
   stats_.plan.grid_file_bytes = grid_file_bytes_;
   stats_.plan.grid_codec = options_.grid_codec;
   allocate_sources(round_up(grid_padded_vertices() * traits_.source_bytes, kIoAlignment));
-  grid_reader_ = std::make_unique<GridWindowReader>(grid_file_, std::span<const GridWindow>(grid_disk_windows_),
-                                                    std::span(grid_windows_.data(), grid_windows_.size()),
-                                                    options_.scratch_checksums, plan_.io, &edge_read_counters_);
+  if (options_.grid_resident && grid_file_bytes_ <= grid_windows_.size()) {
+    ES_RETURN_IF_ERROR(load_resident_grid());
+  } else {
+    grid_reader_ = std::make_unique<GridWindowReader>(grid_file_, std::span<const GridWindow>(grid_disk_windows_),
+                                                      std::span(grid_windows_.data(), grid_windows_.size()),
+                                                      options_.scratch_checksums, plan_.io, &edge_read_counters_);
+  }
   grid_ready_ = true;
+  return Status::ok();
+}
+
+// The grid file fits the buffer: read it back once, window by window (each checked against its
+// crc32), to its file offsets; supersteps then scatter it from memory.
+Status EngineBase::load_resident_grid() {
+  const std::uint64_t chunk = std::max<std::uint64_t>(round_down(plan_.io.read_chunk, kIoAlignment), kIoAlignment);
+  for (std::uint64_t w = 0; w < grid_disk_windows_.size(); ++w) {
+    if (cancel_requested()) return cancelled();
+    const GridWindow& window = grid_disk_windows_[w];
+    const std::span<std::byte> into(grid_windows_.data() + window.offset, window.bytes);
+    for (std::uint64_t at = 0; at < window.bytes; at += chunk) {
+      const std::span<std::byte> part = into.subspan(at, std::min(chunk, window.bytes - at));
+      const auto start = std::chrono::steady_clock::now();
+      ES_ASSIGN_OR_RETURN(const std::size_t got, grid_file_.read_at(window.offset + at, part));
+      count_request(stats_.edges_io, start, got, 0);
+      if (got != part.size()) {
+        return corruption("edge grid file " + grid_file_.path() + " is short: window " + std::to_string(w) + " at byte offset " +
+                          std::to_string(window.offset + at) + " read " + std::to_string(got) + " of " +
+                          std::to_string(part.size()) + " bytes");
+      }
+    }
+    if (options_.scratch_checksums && frame_crc(into) != window.crc) {
+      return corruption("edge grid file " + grid_file_.path() + ": checksum mismatch in window " + std::to_string(w) +
+                        " (byte offset " + std::to_string(window.offset) + ", " + std::to_string(window.bytes) +
+                        " bytes; damaged scratch data)");
+    }
+  }
+  grid_resident_ = true;
+  stats_.plan.grid_resident = true;
   return Status::ok();
 }
 

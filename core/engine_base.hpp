@@ -56,6 +56,7 @@ struct EngineProgramTraits {
   bool two_way = false;           // every edge is scattered in both directions (undirected or reverse edges)
   bool reverse_edges = false;     // kHasReverseEdges<P>: K > 1 keeps a second set of edge streams, by destination
   std::size_t source_bytes = 0;   // sizeof(P::Source) for ProgramWithSource, else 0
+  bool by_destination = false;    // the grid can be scattered by destination block (Engine::scatter_grid_columns)
 };
 
 class EngineBase {
@@ -119,6 +120,26 @@ class EngineBase {
   /// Vertices rounded up to whole grid blocks: the on-disk grid's states and sources cover them.
   std::uint64_t grid_padded_vertices() const;
 
+  /// The grid's records [lo, hi) a superstep's scatter can reach now: all of them (in memory, or
+  /// the on-disk grid once resident), or one window of the on-disk grid (the next one is read
+  /// while this one is scattered). On disk, each window's records are as they are or, with
+  /// --grid_codec ef, its pieces (core/grid_codec.hpp).
+  struct GridView {
+    const std::byte* bytes = nullptr;      // in memory: record r at bytes + (r - lo) * record size;
+                                           // on disk: windows[0]'s bytes (the others follow at their file offsets)
+    std::uint64_t lo = 0;
+    std::uint64_t hi = 0;
+    std::span<const GridWindow> windows;   // on disk: the windows in view (one, or all when resident)
+  };
+  /// The first view of a pass over the grid (streaming from disk: window 0, reading ahead).
+  Expected<GridView> start_grid_pass();
+  /// The view of the next window; an internal error past the last one (a task waiting for
+  /// records the grid does not have).
+  Status next_grid_window(GridView& view);
+  /// Where (x -> d) begins and ends: the records from block x to block d (a side of cell {x, d}),
+  /// in the pair layout or, for grid_by_column_, the column layout.
+  std::pair<std::uint64_t, std::uint64_t> grid_records_of(std::uint32_t x, std::uint32_t d) const;
+
  private:
   void collect_io_counters();
   /// Checks every record of `run` (input records from `first` on) on the pool, one contiguous range
@@ -139,6 +160,7 @@ class EngineBase {
   Status place_from_input(std::uint64_t lo, std::uint64_t slab);
   std::vector<std::uint64_t> grid_slab_bounds() const;
   Status write_grid_slab(std::uint64_t lo, std::uint64_t slab);
+  Status load_resident_grid();
   Status build_staged(std::uint64_t groups, std::uint64_t block);
 
  protected:
@@ -170,11 +192,15 @@ class EngineBase {
   bool grid_on_disk_ = false;                // the grid is in grid_file_ (K = 1 without room for the edges)
   File grid_file_;
   std::uint64_t grid_file_bytes_ = 0;        // the grid file's bytes: its windows, each padded to the I/O alignment
-  AlignedBuffer grid_windows_;               // two windows of plan_.grid_window_bytes
+  AlignedBuffer grid_windows_;               // plan_.grid_memory_bytes: two windows, or the resident grid
+  bool grid_resident_ = false;               // the whole grid file is in grid_windows_, at its file offsets
   std::vector<GridWindow> grid_disk_windows_;  // the grid file's windows (one per slab), in order
   std::vector<GridPiece> grid_pieces_;       // --grid_codec ef: every window's pieces, in order
   GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)
   std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
+  // The on-disk grid is laid out by destination block (traits_.by_destination): (x -> d) for x =
+  // 0, 1, ... for d = 0, 1, ...; otherwise cell by cell in schedule order (the pair layout).
+  bool grid_by_column_ = false;
   bool input_validated_ = false;           // every input record has been read and checked once
   std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
   std::uint64_t partition_ = 0;

@@ -57,6 +57,7 @@ struct EngineOptions {
   std::uint64_t grid_window = 64ULL << 20;             // largest window of the on-disk grid (--grid_window)
   DiskGrid disk_grid = DiskGrid::kAuto;                // --disk_grid
   GridCodec grid_codec = GridCodec::kEliasFano;        // --grid_codec
+  bool grid_resident = true;                           // keep the on-disk grid in memory once built when it fits (--stream_grid: off)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
   bool scratch_checksums = true;                       // frame + crc32 every scratch chunk, also with codec none

@@ -261,7 +261,14 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
         std::uint64_t window = round_down((plan.budget - used) / 2, step);
         window = std::min({window, largest, round_up(grid_file, step)});
         plan.grid_window_bytes = window;
-        plan.grid_bytes = fixed + 2 * window;
+        // All the room left when the built grid may fit there (uncompressed it does when the
+        // records do; Elias-Fano coded grids of skewed graphs take about half): it then stays in
+        // memory after one read (Engine: resident). Otherwise two windows. Only what is touched
+        // counts in RSS: staging blocks and the windows, or the resident grid.
+        const std::uint64_t room = round_down(plan.budget - used, kIoAlignment);
+        const std::uint64_t likely = options.grid_codec == GridCodec::kEliasFano ? grid_file / 2 : grid_file;
+        plan.grid_memory_bytes = options.grid_resident && likely <= room ? room : 2 * window;
+        plan.grid_bytes = fixed + plan.grid_memory_bytes;
         plan.grid_shift = shift;
       }
     }

@@ -58,9 +58,13 @@ struct MemoryPlan {
   // for a moment both are held: grid_bytes = the grid's copy of the records + its cell offsets and
   // per-thread counters. 0 = no grid (streamed from the cache in input order).
   // K = 1 without room for the edges: the grid on disk (a scratch file of compact records, read in
-  // windows of grid_window_bytes): grid_bytes = two windows + the counters + the Source array.
+  // windows of grid_window_bytes): grid_bytes = grid_memory_bytes + the counters + the Source array.
   std::uint64_t grid_bytes = 0;
   std::uint64_t grid_window_bytes = 0;  // > 0: the grid is on disk
+  // The on-disk grid's buffer: two windows, or all the room the budget leaves when the grid may
+  // fit there once built (compressed): it is then read back once and stays in memory (resident).
+  std::uint64_t grid_memory_bytes = 0;
+  bool grid_resident = false;           // the on-disk grid was read back and stays in memory (set by the engine)
   unsigned grid_shift = 0;              // vertices per grid block = 1 << grid_shift
   std::size_t grid_record_bytes = 0;    // bytes per edge in the built grid (set by the engine when it builds it)
   std::uint64_t grid_file_bytes = 0;    // the on-disk grid's file, as built (its windows, padded)

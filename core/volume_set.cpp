@@ -55,7 +55,7 @@ Expected<VolumeSettings> read_volume_config(const std::filesystem::path& file) {
     const std::string key = trim(content.substr(0, eq));
     // The configs/ presets double as --config files and also name the run's codecs: those are
     // run-wide, not a volume's, and are left to --config (a typo is still an unknown setting).
-    if (key == "edges_codec" || key == "updates_codec") continue;
+    if (key == "edges_codec" || key == "updates_codec" || key == "grid_codec") continue;
     ES_RETURN_IF_ERROR(apply_setting(settings, key, trim(content.substr(eq + 1)), where));
   }
   return settings;
