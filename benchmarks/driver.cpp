@@ -78,9 +78,9 @@ po::options_description make_options() {
        "largest window of the on-disk grid (K = 1 when the edges do not fit; two windows are in memory)")
       ("stream_grid", "read the on-disk grid from storage every superstep even when it would fit in memory once built "
                       "(by default it is then read back once and kept: CORE::CONFIG::GRID_RESIDENT)")
-      ("grid_codec", po::value<std::string>()->default_value("ef"),
+      ("grid_codec", po::value<std::string>()->default_value("auto"),
        "records of the on-disk grid: ef = sorted within each bucket, ids Elias-Fano coded (about half the bytes "
-       "on skewed graphs), none = as they are")
+       "on skewed graphs), none = as they are, auto = ef when that likely keeps the built grid in memory")
       ("full_grid_records", "store whole input records in the grid instead of block-local ids (for comparisons)")
       ("edges_codec", po::value<std::string>()->default_value("none"),
        "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy")

@@ -158,7 +158,7 @@ class Engine : private EngineBase {
       w.routed.resize(per_task);
       w.offsets.resize(keys_ + 1);
       if (keys_ + 1 <= kMaxInterleavedKeys) w.counts.resize(kExtraHistograms * (keys_ + 1));
-      if (plan_.grid_window_bytes > 0 && options_.grid_codec == GridCodec::kEliasFano) {
+      if (plan_.grid_window_bytes > 0 && plan_.grid_codec == GridCodec::kEliasFano) {
         w.decoded = AlignedBuffer(kGridPieceBufferBytes);
       }
       if (K_ > 1) {

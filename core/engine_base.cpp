@@ -595,14 +595,14 @@ Status EngineBase::build_disk_grid() {
   grid_by_column_ = traits_.by_destination;
   grid_windows_ = AlignedBuffer(plan_.grid_memory_bytes);
   grid_order_ = grid_bucket_order();
-  const std::uint64_t slab_records = plan_.grid_window_bytes / grid_rs;
+  const std::uint64_t slab_records = grid_slab_records();
   // Reserved at their bounds (the memory plan's), so that growing them never holds two copies.
   grid_disk_windows_.clear();
-  grid_disk_windows_.reserve(grid_windows_bound(n, slab_records));
+  grid_disk_windows_.reserve(2 * grid_windows_bound(n, slab_records));  // a slab is one or two windows
   grid_pieces_.clear();
-  if (options_.grid_codec == GridCodec::kEliasFano) grid_pieces_.reserve(grid_pieces_bound(n, grid_order_.size(), slab_records));
+  if (plan_.grid_codec == GridCodec::kEliasFano) grid_pieces_.reserve(grid_pieces_bound(n, grid_order_.size(), slab_records));
   const std::uint64_t slabs = (n + slab_records - 1) / slab_records;  // about: slabs end at bucket boundaries
-  const std::uint64_t groups = std::max<std::uint64_t>(2, slabs);  // about a slab (one window) each
+  const std::uint64_t groups = 2 * slabs;  // about half a slab each
   // Staging buffers: one per group and one per staging task for the block as written (a page
   // more: its header), all in the two window buffers; read back through one such block, in the
   // room of the input reader (closed by then).
@@ -624,7 +624,6 @@ Status EngineBase::build_disk_grid() {
   grid_order_ = std::vector<std::uint32_t>();
   grid_on_disk_ = true;
   stats_.plan.grid_file_bytes = grid_file_bytes_;
-  stats_.plan.grid_codec = options_.grid_codec;
   allocate_sources(round_up(grid_padded_vertices() * traits_.source_bytes, kIoAlignment));
   if (options_.grid_resident && grid_file_bytes_ <= grid_windows_.size()) {
     ES_RETURN_IF_ERROR(load_resident_grid());
@@ -667,18 +666,25 @@ Status EngineBase::load_resident_grid() {
   return Status::ok();
 }
 
-// Where the slabs of the on-disk grid begin, and n at the end: each holds at most one window of
-// records and ends at a bucket boundary, unless a single bucket does not fit (then it is cut).
+// Records per slab at most: one window buffer's worth when the slab is encoded into the other
+// (--grid_codec ef), both buffers' worth otherwise (written as two windows).
+std::uint64_t EngineBase::grid_slab_records() const {
+  return (plan_.grid_codec == GridCodec::kEliasFano ? 1 : 2) * plan_.grid_window_bytes / grid_record_bytes_;
+}
+
+// Where the slabs of the on-disk grid begin, and n at the end: each holds at most
+// grid_slab_records(); compressed, a slab ends at a bucket boundary (a bucket is sorted as a
+// whole) unless a single bucket does not fit (then it is cut).
 std::vector<std::uint64_t> EngineBase::grid_slab_bounds() const {
   const std::uint64_t n = graph_.edges;
-  const std::uint64_t capacity = plan_.grid_window_bytes / grid_record_bytes_;
+  const std::uint64_t capacity = grid_slab_records();
   std::vector<std::uint64_t> bounds = {0};
   std::uint64_t lo = 0;
   while (lo < n) {
     std::uint64_t hi = lo + capacity;
     if (hi >= n) {
       hi = n;
-    } else {
+    } else if (plan_.grid_codec == GridCodec::kEliasFano) {
       // The last bucket (in grid order) starting at or before hi; its start is the bound if after lo.
       const auto after = std::upper_bound(grid_order_.begin(), grid_order_.end(), hi,
                                           [&](std::uint64_t at, std::uint32_t b) { return at < bucket_begin_[b]; });
@@ -776,40 +782,55 @@ Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab) {
   });
 }
 
-// Writes the slab in the first window buffer, the grid's records [lo, lo + slab), as the next
-// window of the grid file: as it is, or (--grid_codec ef) its buckets' portions sorted and encoded
-// into the second window buffer (core/grid_codec.hpp). Padded with zeros to the I/O alignment, with
-// a crc32 when scratch checksums are on.
+// Writes the slab in the window buffers, the grid's records [lo, lo + slab), as the next windows
+// of the grid file: as it is (one or two windows of at most grid_window_bytes), or (--grid_codec
+// ef) its buckets' portions sorted and encoded from the first window buffer into the second
+// (core/grid_codec.hpp), one window.
 Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab) {
   const std::size_t grid_rs = grid_record_bytes_;
   const std::uint64_t half = plan_.grid_window_bytes;
+  if (plan_.grid_codec != GridCodec::kEliasFano) {
+    const std::uint64_t per_window = half / grid_rs;  // whole pages: half is a multiple of 4096, grid_rs 4 or 8
+    for (std::uint64_t first = 0; first < slab; first += per_window) {
+      const std::uint64_t count = std::min(per_window, slab - first);
+      ES_RETURN_IF_ERROR(append_grid_window(lo + first, count, grid_windows_.data() + first * grid_rs, count * grid_rs,
+                                            grid_pieces_.size()));
+    }
+    return Status::ok();
+  }
+  // The portions of the buckets that lie in the slab, in grid order.
+  std::vector<GridPortion> portions;
+  const auto from = std::upper_bound(grid_order_.begin(), grid_order_.end(), lo,
+                                     [&](std::uint64_t at, std::uint32_t b) { return at < bucket_begin_[b]; });
+  for (auto it = from == grid_order_.begin() ? from : std::prev(from); it != grid_order_.end(); ++it) {
+    const std::uint64_t begin = std::max(bucket_begin_[*it], lo);
+    const std::uint64_t end = std::min(std::next(it) == grid_order_.end() ? graph_.edges : bucket_begin_[*std::next(it)], lo + slab);
+    if (begin >= lo + slab) break;
+    if (begin >= end) continue;
+    const std::uint32_t sub = *it & ((std::uint32_t{1} << bucketing_.sub_bits) - 1);
+    portions.push_back(GridPortion{begin - lo, end - begin, static_cast<std::uint16_t>(sub << grid_keys_.dst_bits)});
+  }
+  std::byte* out = grid_windows_.data() + half;
+  const std::uint64_t first_piece = grid_pieces_.size();
+  const std::uint64_t used = encode_grid_slab(std::span(grid_windows_.data(), slab * grid_rs), grid_rs, portions, grid_keys_, lo,
+                                              *pool_, std::span(out, half), grid_pieces_);
+  return append_grid_window(lo, slab, out, used, first_piece);
+}
+
+// Writes `used` bytes at `data` (the records [first, first + count): as they are, or the pieces
+// from first_piece to the last one) as the grid file's next window, zero-padded to the I/O
+// alignment (data has room for that) with a crc32 when scratch checksums are on.
+Status EngineBase::append_grid_window(std::uint64_t first, std::uint64_t count, std::byte* data, std::uint64_t used,
+                                      std::uint64_t first_piece) {
   GridWindow window;
   window.offset = grid_file_bytes_;
-  window.first = lo;
-  window.end = lo + slab;
-  window.first_piece = grid_pieces_.size();
-  std::byte* data = grid_windows_.data();
-  window.used = slab * grid_rs;
-  if (options_.grid_codec == GridCodec::kEliasFano) {
-    // The portions of the buckets that lie in the slab, in grid order.
-    std::vector<GridPortion> portions;
-    const auto from = std::upper_bound(grid_order_.begin(), grid_order_.end(), lo,
-                                       [&](std::uint64_t at, std::uint32_t b) { return at < bucket_begin_[b]; });
-    for (auto it = from == grid_order_.begin() ? from : std::prev(from); it != grid_order_.end(); ++it) {
-      const std::uint64_t begin = std::max(bucket_begin_[*it], lo);
-      const std::uint64_t end = std::min(std::next(it) == grid_order_.end() ? graph_.edges : bucket_begin_[*std::next(it)], lo + slab);
-      if (begin >= lo + slab) break;
-      if (begin >= end) continue;
-      const std::uint32_t sub = *it & ((std::uint32_t{1} << bucketing_.sub_bits) - 1);
-      portions.push_back(GridPortion{begin - lo, end - begin, static_cast<std::uint16_t>(sub << grid_keys_.dst_bits)});
-    }
-    data = grid_windows_.data() + half;
-    window.used = encode_grid_slab(std::span(grid_windows_.data(), slab * grid_rs), grid_rs, portions, grid_keys_, lo, *pool_,
-                                   std::span(data, half), grid_pieces_);
-  }
+  window.first = first;
+  window.end = first + count;
+  window.first_piece = first_piece;
   window.end_piece = grid_pieces_.size();
-  window.bytes = round_up(window.used, kIoAlignment);
-  std::memset(data + window.used, 0, window.bytes - window.used);
+  window.used = used;
+  window.bytes = round_up(used, kIoAlignment);
+  std::memset(data + used, 0, window.bytes - used);
   const std::span<const std::byte> bytes(data, window.bytes);
   if (options_.scratch_checksums) window.crc = frame_crc(bytes);
   const auto start = std::chrono::steady_clock::now();

@@ -158,8 +158,10 @@ class EngineBase {
   Status check_and_count();
   std::vector<std::uint8_t> bucket_owners() const;
   Status place_from_input(std::uint64_t lo, std::uint64_t slab);
+  std::uint64_t grid_slab_records() const;
   std::vector<std::uint64_t> grid_slab_bounds() const;
   Status write_grid_slab(std::uint64_t lo, std::uint64_t slab);
+  Status append_grid_window(std::uint64_t first, std::uint64_t count, std::byte* data, std::uint64_t used, std::uint64_t first_piece);
   Status load_resident_grid();
   Status build_staged(std::uint64_t groups, std::uint64_t block);
 

@@ -36,7 +36,8 @@ enum class DiskGrid : std::uint8_t { kAuto, kOn, kOff };
 /// How the on-disk grid stores its records (--grid_codec; core/grid_codec.hpp).
 enum class GridCodec : std::uint8_t {
   kNone,       // compact records as they are, in input order within a bucket
-  kEliasFano,  // sorted within each bucket, in pieces whose keys are Elias-Fano coded (the default)
+  kEliasFano,  // sorted within each bucket, in pieces whose keys are Elias-Fano coded
+  kAuto,       // the default: kEliasFano when that likely keeps the built grid in memory, else kNone (memory_plan.cpp)
 };
 
 struct EngineOptions {
@@ -56,7 +57,7 @@ struct EngineOptions {
   bool compact_grid = true;                            // grid records as block-local ids (--full_grid_records: off)
   std::uint64_t grid_window = 64ULL << 20;             // largest window of the on-disk grid (--grid_window)
   DiskGrid disk_grid = DiskGrid::kAuto;                // --disk_grid
-  GridCodec grid_codec = GridCodec::kEliasFano;        // --grid_codec
+  GridCodec grid_codec = GridCodec::kAuto;             // --grid_codec
   bool grid_resident = true;                           // keep the on-disk grid in memory once built when it fits (--stream_grid: off)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)

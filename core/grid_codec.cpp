@@ -8,12 +8,20 @@
 
 namespace edgestream {
 
-std::string grid_codec_name(GridCodec codec) { return codec == GridCodec::kEliasFano ? "ef" : "none"; }
+std::string grid_codec_name(GridCodec codec) {
+  switch (codec) {
+    case GridCodec::kEliasFano: return "ef";
+    case GridCodec::kAuto: return "auto";
+    case GridCodec::kNone: break;
+  }
+  return "none";
+}
 
 Expected<GridCodec> parse_grid_codec(const std::string& option, const std::string& text) {
+  if (text == "auto") return GridCodec::kAuto;
   if (text == "ef") return GridCodec::kEliasFano;
   if (text == "none") return GridCodec::kNone;
-  return invalid_argument(option + " must be ef or none, got '" + text + "'");
+  return invalid_argument(option + " must be auto, ef or none, got '" + text + "'");
 }
 
 namespace {

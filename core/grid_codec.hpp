@@ -29,9 +29,9 @@
 
 namespace edgestream {
 
-/// "none" or "ef" (GridCodec is in core/engine_options.hpp).
+/// "none", "ef" or "auto" (GridCodec is in core/engine_options.hpp).
 std::string grid_codec_name(GridCodec codec);
-/// Parses "none" or "ef"; anything else is kInvalidArgument naming `option`.
+/// Parses "auto", "ef" or "none"; anything else is kInvalidArgument naming `option`.
 Expected<GridCodec> parse_grid_codec(const std::string& option, const std::string& text);
 
 /// Records per piece at most: a piece is decoded into a per-worker buffer of this many records.

@@ -57,7 +57,7 @@ struct Attempt {
 std::uint64_t grid_codec_bytes(GridCodec codec, std::uint64_t edges, std::uint64_t buckets, std::size_t record_bytes,
                                std::uint64_t window, unsigned threads) {
   const std::uint64_t slab = std::max<std::uint64_t>(window / record_bytes, 1);
-  std::uint64_t bytes = grid_windows_bound(edges, slab) * sizeof(GridWindow);
+  std::uint64_t bytes = 2 * grid_windows_bound(edges, slab) * sizeof(GridWindow);  // an uncompressed slab is two windows
   if (codec == GridCodec::kEliasFano) {
     const std::uint64_t slab_pieces = buckets + 1 + (slab + kGridPieceRecords - 1) / kGridPieceRecords;
     bytes += grid_pieces_bound(edges, buckets, slab) * sizeof(GridPiece) +
@@ -255,7 +255,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
                                   round_up(padded * input.source_bytes, kIoAlignment) +
                                   round_up((padded - vertices) * input.vertex_bytes, kIoAlignment) +
                                   std::max<std::uint64_t>(plan.io.read_chunk, input.input_frame_bytes) +
-                                  grid_codec_bytes(options.grid_codec, input.edges, buckets, input.grid_record_bytes, step, threads);
+                                  grid_codec_bytes(options.grid_codec == GridCodec::kNone ? GridCodec::kNone : GridCodec::kEliasFano,
+                                                   input.edges, buckets, input.grid_record_bytes, step, threads);
       const std::uint64_t used = plan.estimated_peak() + fixed;
       if (shift <= kMaxLocalIdBits && used + 2 * step <= plan.budget) {
         std::uint64_t window = round_down((plan.budget - used) / 2, step);
@@ -265,8 +266,17 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
         // records do; Elias-Fano coded grids of skewed graphs take about half): it then stays in
         // memory after one read (Engine: resident). Otherwise two windows. Only what is touched
         // counts in RSS: staging blocks and the windows, or the resident grid.
+        // --grid_codec auto: Elias-Fano when that likely keeps the grid in memory (no storage
+        // traffic after the build, which sorting and encoding cost ~5 ns of CPU per edge once),
+        // the records as they are otherwise: on a fast local disk with few cores a streamed
+        // compressed grid saves less I/O time than its decoding and its build cost (cc, sssp on
+        // rmat22 at 256M, docs/performance.md); configs/ for slower volumes ask for ef.
         const std::uint64_t room = round_down(plan.budget - used, kIoAlignment);
-        const std::uint64_t likely = options.grid_codec == GridCodec::kEliasFano ? grid_file / 2 : grid_file;
+        const bool fits_compressed = options.grid_resident && grid_file / 2 <= room;
+        plan.grid_codec = options.grid_codec != GridCodec::kAuto ? options.grid_codec
+                          : fits_compressed                       ? GridCodec::kEliasFano
+                                                                  : GridCodec::kNone;
+        const std::uint64_t likely = plan.grid_codec == GridCodec::kEliasFano ? grid_file / 2 : grid_file;
         plan.grid_memory_bytes = options.grid_resident && likely <= room ? room : 2 * window;
         plan.grid_bytes = fixed + plan.grid_memory_bytes;
         plan.grid_shift = shift;

@@ -114,27 +114,30 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the codec
   TempDir work;
   const auto ini = skewed_graph(dir.path());
   // 200000 edges: 800 KB of 4-byte grid records, 1.6 MB of 8-byte ones (programs reading weights).
-  // Variant 1: windows of 1-2 MiB, one slab (--grid_codec ef, the default), resident once built
-  // (the budget holds it). The others read the grid every superstep (--stream_grid). Variant 2:
+  // Variant 1: windows of 1-2 MiB, one slab, resident once built (the budget holds it), hence
+  // compressed (--grid_codec auto). Variants 2, 3 and 5 read the grid every superstep
+  // (--stream_grid), compressed or not as asked. Variant 2:
   // 256 KiB windows, so 4 (4-byte) or 7 (8-byte) slabs of one window each, staged in one pass.
-  // Variant 3: the same without compression. Variant 4: 16 KiB windows: too many slabs to stage,
-  // one input pass per slab, and buckets cut by slab ends; one thread (three algorithms: 4- and
-  // 8-byte records, reverse edges).
+  // Variant 3: the same without compression. Variant 4: 64 KiB windows, resident: many windows in
+  // memory at once. Variant 5: 16 KiB windows: too many slabs to stage, one input pass per slab,
+  // and buckets cut by slab ends; one thread (three algorithms: 4- and 8-byte records, reverse
+  // edges).
   const std::vector<std::vector<std::string>> variants = {
       {"-p", "2"},
       {"-p", "2", "--no_edge_cache", "--disk_grid", "on"},
-      {"-p", "2", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "256K", "--stream_grid"},
+      {"-p", "2", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "256K", "--stream_grid", "--grid_codec", "ef"},
       {"-p", "2", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "256K", "--grid_codec", "none", "--stream_grid"},
-      {"-p", "1", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "16K", "--stream_grid"},
+      {"-p", "2", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "64K"},
+      {"-p", "1", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "16K", "--stream_grid", "--grid_codec", "ef"},
   };
   for (const char* algo : {"pagerank", "bfs", "cc", "sssp", "degree_cnt", "scc", "mis", "mcst", "spmv", "bfs_forest",
                            "checkbip", "conductance"}) {
     INFO(algo);
     const bool reads_weights = std::string(algo) == "sssp" || std::string(algo) == "mcst" || std::string(algo) == "spmv";
-    std::string outputs[5];
-    std::string grid_bytes[5];
+    std::string outputs[6];
+    std::string grid_bytes[6];
     const bool all_variants = std::string(algo) == "pagerank" || std::string(algo) == "sssp" || std::string(algo) == "scc";
-    for (std::size_t variant = 0; variant < (all_variants ? variants.size() : 4); ++variant) {
+    for (std::size_t variant = 0; variant < (all_variants ? variants.size() : 5); ++variant) {
       INFO("variant " << variant);
       std::vector<std::string> args = {"-g", ini.string(), "-b", algo, "--physical_memory", "1G", "--cpu_cache_size", "16K",
                                        "--work_dir", work.path().string(), "--output", (dir / "out.txt").string(), "--verify"};
@@ -148,12 +151,13 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the codec
       CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RECORD_BYTES") == (reads_weights ? "8" : "4"));
       CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == (variant == 0 ? "0" : "1"));
       CHECK(stat_value(r.out, "CORE::CONFIG::GRID_CODEC") == (variant == 0 || variant == 3 ? "none" : "ef"));
-      CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RESIDENT") == (variant == 1 ? "1" : "0"));
+      CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RESIDENT") == (variant == 1 || variant == 4 ? "1" : "0"));
       const std::string window = stat_value(r.out, "CORE::CONFIG::GRID_WINDOW_BYTES");
       if (variant == 0) CHECK(window == "0");
       if (variant == 1) CHECK(window == (reads_weights ? "2097152" : "1048576"));
       if (variant == 2 || variant == 3) CHECK(window == "262144");
-      if (variant == 4) CHECK(window == "16384");
+      if (variant == 4) CHECK(window == "65536");
+      if (variant == 5) CHECK(window == "16384");
       grid_bytes[variant] = stat_value(r.out, "CORE::CONFIG::GRID_FILE_BYTES");
       if (variant > 0) CHECK(stat_value(r.out, "CORE::BYTES::EDGES_WRITTEN") != "0");  // the grid went to disk
       CHECK(work.entries().empty());  // grid and staging files removed
@@ -168,13 +172,13 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the codec
     // Exact programs: the same bytes everywhere. Programs that add floating-point values
     // (PageRank, spmv, conductance) may differ in the last bits where the order of the edges does:
     // the compressed grid holds each bucket sorted by key (and cuts buckets larger than a slab,
-    // variant 4). --verify checked each against the reference. The uncompressed on-disk grid
+    // variants 4 and 5). --verify checked each against the reference. The uncompressed on-disk grid
     // keeps input order inside each bucket and scatters like the in-memory one (PageRank's by
     // destination block: its on-disk grid is laid out by columns): the same bytes. The compressed
     // grid's bytes depend neither on the window while every bucket fits a slab, nor on residency.
     const bool exact = std::string(algo) != "pagerank" && std::string(algo) != "spmv" && std::string(algo) != "conductance";
     if (exact) {
-      for (std::size_t variant = 1; variant < (all_variants ? variants.size() : 4); ++variant) {
+      for (std::size_t variant = 1; variant < (all_variants ? variants.size() : 5); ++variant) {
         INFO("variant " << variant);
         CHECK(outputs[0] == outputs[variant]);
       }
@@ -213,6 +217,19 @@ TEST_CASE("on-disk grid: --disk_grid auto builds it unless the program announces
   const auto bad = run_driver_in_process({"-g", ini.string(), "-b", "bfs", "--disk_grid", "sometimes"});
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--disk_grid must be auto, on or off"));
+  // --grid_codec auto: compressed when the grid then stays in memory, as it is when it is streamed.
+  for (const bool stream : {false, true}) {
+    std::vector<std::string> args = {"-g", ini.string(), "-b", "bfs", "-p", "2", "--no_edge_cache", "--work_dir", work.path().string()};
+    if (stream) args.push_back("--stream_grid");
+    const auto r = run_driver_in_process(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(stat_value(r.out, "CORE::CONFIG::GRID_CODEC") == (stream ? "none" : "ef"));
+    CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RESIDENT") == (stream ? "0" : "1"));
+  }
+  const auto bad_codec = run_driver_in_process({"-g", ini.string(), "-b", "bfs", "--grid_codec", "lz4"});
+  CHECK(bad_codec.exit_code == 2);
+  CHECK_THAT(bad_codec.err, Catch::Contains("--grid_codec must be auto, ef or none, got 'lz4'"));
 }
 
 TEST_CASE("on-disk grid: a flipped byte in the grid or staging file is corruption naming it", "[edge_grid]") {
