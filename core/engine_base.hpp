@@ -192,17 +192,17 @@ class EngineBase {
   std::vector<std::vector<BlockTask>> schedule_;
   bool grid_ready_ = false;
   bool grid_on_disk_ = false;                // the grid is in grid_file_ (K = 1 without room for the edges)
-  File grid_file_;
-  std::uint64_t grid_file_bytes_ = 0;        // the grid file's bytes: its windows, each padded to the I/O alignment
-  AlignedBuffer grid_windows_;               // plan_.grid_memory_bytes: two windows, or the resident grid
   bool grid_resident_ = false;               // the whole grid file is in grid_windows_, at its file offsets
-  std::vector<GridWindow> grid_disk_windows_;  // the grid file's windows (one per slab), in order
-  std::vector<GridPiece> grid_pieces_;       // --grid_codec ef: every window's pieces, in order
-  GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)
-  std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
   // The on-disk grid is laid out by destination block (traits_.by_destination): (x -> d) for x =
   // 0, 1, ... for d = 0, 1, ...; otherwise cell by cell in schedule order (the pair layout).
   bool grid_by_column_ = false;
+  File grid_file_;
+  std::uint64_t grid_file_bytes_ = 0;        // the grid file's bytes: its windows, each padded to the I/O alignment
+  AlignedBuffer grid_windows_;               // plan_.grid_memory_bytes: two windows, or the resident grid
+  std::vector<GridWindow> grid_disk_windows_;  // the grid file's windows (one or two per slab), in order
+  std::vector<GridPiece> grid_pieces_;       // --grid_codec ef: every window's pieces, in order
+  GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)
+  std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
   bool input_validated_ = false;           // every input record has been read and checked once
   std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
   std::uint64_t partition_ = 0;
