@@ -585,7 +585,7 @@ class Engine : private EngineBase {
     }
   }
 
-  // One superstep's scatter over the in-memory grid by destination block, for programs with a
+  // One superstep's scatter over the grid by destination block, for programs with a
   // narrow Source whose superstep emits to edge destinations only (ProgramWithTargets): task d
   // streams the records of every block pair (x -> d), x = 0, 1, ..., B - 1, so block d's states stay
   // in the CPU cache for all of its in-edges and only the 4-byte sources of one block x at a time
@@ -594,6 +594,8 @@ class Engine : private EngineBase {
   // cache.) A task writes the states of its own block only and reads only sources_, which is fixed
   // for the superstep: no races, and every vertex gathers its updates in the same order whatever the
   // number of threads. An emit outside block d is buffered and routed as in scatter_grid_as.
+  // The on-disk grid of these programs is laid out this way (EngineBase::grid_records_of): every
+  // superstep runs here, the tasks in file order, window by window as in scatter_grid_as.
   template <GridLayout kLayout>
   Status scatter_grid_columns(std::uint32_t s) {
     const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
