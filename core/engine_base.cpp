@@ -649,17 +649,9 @@ Status EngineBase::load_resident_grid() {
       const auto start = std::chrono::steady_clock::now();
       ES_ASSIGN_OR_RETURN(const std::size_t got, grid_file_.read_at(window.offset + at, part));
       count_request(stats_.edges_io, start, got, 0);
-      if (got != part.size()) {
-        return corruption("edge grid file " + grid_file_.path() + " is short: window " + std::to_string(w) + " at byte offset " +
-                          std::to_string(window.offset + at) + " read " + std::to_string(got) + " of " +
-                          std::to_string(part.size()) + " bytes");
-      }
+      if (got != part.size()) return grid_window_short(grid_file_, w, window.offset + at, got, part.size());
     }
-    if (options_.scratch_checksums && frame_crc(into) != window.crc) {
-      return corruption("edge grid file " + grid_file_.path() + ": checksum mismatch in window " + std::to_string(w) +
-                        " (byte offset " + std::to_string(window.offset) + ", " + std::to_string(window.bytes) +
-                        " bytes; damaged scratch data)");
-    }
+    if (options_.scratch_checksums) ES_RETURN_IF_ERROR(check_grid_window(grid_file_, w, window, into));
   }
   grid_resident_ = true;
   stats_.plan.grid_resident = true;

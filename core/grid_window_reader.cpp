@@ -11,6 +11,17 @@
 
 namespace edgestream {
 
+Status grid_window_short(const File& file, std::uint64_t w, std::uint64_t offset, std::size_t got, std::size_t wanted) {
+  return corruption("edge grid file " + file.path() + " is short: window " + std::to_string(w) + " at byte offset " +
+                    std::to_string(offset) + " read " + std::to_string(got) + " of " + std::to_string(wanted) + " bytes");
+}
+
+Status check_grid_window(const File& file, std::uint64_t w, const GridWindow& window, std::span<const std::byte> bytes) {
+  if (frame_crc(bytes) == window.crc) return Status::ok();
+  return corruption("edge grid file " + file.path() + ": checksum mismatch in window " + std::to_string(w) + " (byte offset " +
+                    std::to_string(window.offset) + ", " + std::to_string(bytes.size()) + " bytes; damaged scratch data)");
+}
+
 GridWindowReader::GridWindowReader(const File& file, std::span<const GridWindow> windows, std::span<std::byte> buffers,
                                    bool checksums, const IoOptions& io, IoCounters* counters)
     : file_(file),
@@ -56,17 +67,12 @@ Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned la
     ES_ASSIGN_OR_RETURN(const std::size_t n, file_.read_at(offset + at, piece));
     read_bytes_ += n;
     ++read_requests_;
-    if (n != piece.size()) {
-      return corruption("edge grid file " + file_.path() + " is short: window " + std::to_string(w) + " at byte offset " +
-                        std::to_string(offset + at) + " read " + std::to_string(n) + " of " + std::to_string(piece.size()) +
-                        " bytes");
-    }
+    if (n != piece.size()) return grid_window_short(file_, w, offset + at, n, piece.size());
   }
   return Status::ok();
 }
 
 Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
-  const std::uint64_t offset = windows_[w].offset;
   const std::span<std::byte> into = this->buffer(buffer, w);
   if (into.size() != windows_[w].bytes) {
     return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": window " + std::to_string(w) + " of " +
@@ -83,12 +89,7 @@ Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
     if (status.is_ok()) status = s;
   }
   ES_RETURN_IF_ERROR(status);
-  if (checksums_ && frame_crc(into) != windows_[w].crc) {
-    return corruption("edge grid file " + file_.path() + ": checksum mismatch in window " + std::to_string(w) +
-                      " (byte offset " + std::to_string(offset) + ", " + std::to_string(into.size()) +
-                      " bytes; damaged scratch data)");
-  }
-  return Status::ok();
+  return checksums_ ? check_grid_window(file_, w, windows_[w], into) : Status::ok();
 }
 
 Status GridWindowReader::rewind() {

@@ -31,6 +31,12 @@ struct GridWindow {
   std::uint32_t crc = 0;          // crc32 of its `bytes` (compress/frame.hpp frame_crc)
 };
 
+/// The corruption a short read of window w at `offset` is (`got` of `wanted` bytes).
+Status grid_window_short(const File& file, std::uint64_t w, std::uint64_t offset, std::size_t got, std::size_t wanted);
+/// Checks window w's bytes (as read) against its crc32: ok, or the corruption naming the file,
+/// the window and its offset.
+Status check_grid_window(const File& file, std::uint64_t w, const GridWindow& window, std::span<const std::byte> bytes);
+
 class GridWindowReader {
  public:
   /// `file` holds `windows` (each at most buffers.size() / 2 bytes). The two halves of `buffers`
