@@ -334,7 +334,7 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
         bad_edges[t] = e;
         return;
       }
-      on_edge(t, e);
+      on_edge(t, first + i, e);
     }
   });
   for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
@@ -344,11 +344,24 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
 }
 
 // K = 1 with the input kept in memory: reads the whole input once at setup, checking every
-// record (in parallel, the first bad one reported), then builds the grid when the plan has room.
+// record (in parallel, the first bad one reported), then builds the grid when the plan has room
+// (the grid of block-local records is built from that pass itself: load_grid_records).
 // Every superstep, including the first and the first after a resume, then runs on the same copy.
 Status EngineBase::load_edge_cache() {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t bytes = graph_.edges * rs;
+  if (plan_.grid_bytes > 0) {
+    init_grid();
+    if (grid_layout_ != GridLayout::kFull) {
+      if (plan_.edge_cache_bytes < graph_.edges * (grid_record_bytes_ + 2)) {
+        return Status{StatusCode::kInternal, "edge grid: the plan's copy of the edges is smaller than their grid records"};
+      }
+      return load_grid_records();
+    }
+  }
+  if (plan_.edge_cache_bytes < bytes) {
+    return Status{StatusCode::kInternal, "edge cache: the plan's copy of the edges is smaller than the input"};
+  }
   edge_cache_ = AlignedBuffer(plan_.edge_cache_bytes);
   std::uint64_t cached = 0;
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
@@ -357,7 +370,7 @@ Status EngineBase::load_edge_cache() {
     if (cancel_requested()) return cancelled();
     // Each task copies its range too: the cache's pages are first touched (allocated and zeroed by
     // the kernel, ~0.4 s per GiB on this VM) by every worker, not by this thread alone.
-    ES_RETURN_IF_ERROR(check_run(run, first, [](std::size_t, const Edge&) {}, edge_cache_.data() + cached));
+    ES_RETURN_IF_ERROR(check_run(run, first, [](std::size_t, std::uint64_t, const Edge&) {}, edge_cache_.data() + cached));
     cached += run.size();
     return Status::ok();
   }));
@@ -507,7 +520,6 @@ void EngineBase::allocate_sources(std::uint64_t room) {
 // range of the input, and the input-order copy is freed. The plan reserved both copies and the
 // counters (grid_bytes).
 void EngineBase::build_grid() {
-  init_grid();
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
   const std::size_t T = plan_.threads;
@@ -568,11 +580,120 @@ void EngineBase::build_grid() {
         break;
     }
   });
+  finish_grid();
+}
+
+// The in-memory grid is placed: frees the copy it was placed from and allocates the sources' array
+// in what the plan reserved for both copies and the grid's records and offsets leave free.
+void EngineBase::finish_grid() {
   edge_cache_ = AlignedBuffer();
-  // The sources' array lives in what the grid plan reserved and the compact records left free.
-  const std::uint64_t used = round_up(n * grid_rs, kIoAlignment) + (buckets + 1) * sizeof(std::uint64_t);
-  allocate_sources(plan_.grid_bytes > used ? plan_.grid_bytes - used : 0);
+  const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
+  const std::uint64_t used = round_up(graph_.edges * grid_record_bytes_, kIoAlignment) + (buckets + 1) * sizeof(std::uint64_t);
+  const std::uint64_t reserved = plan_.grid_bytes + plan_.edge_cache_bytes;
+  allocate_sources(reserved > used ? reserved - used : 0);
   grid_ready_ = true;
+}
+
+// The in-memory grid of block-local records (the usual case), in one pass over the input: every
+// record is checked and kept as its grid record (4 or 8 bytes) with its bucket (2 bytes: at most
+// kMaxGridBuckets buckets) in edge_cache_, counting the buckets of each placement range (range r:
+// the runs from record n*r/T on); then task r moves range r's records to their buckets, input
+// order kept inside a bucket: the same grid as build_grid's, from 6 (or 10) bytes per edge kept
+// instead of the input's 8 or 12, and with no second pass decoding the input to count.
+// Memory: what the plan reserved for it (core/memory_plan.cpp): (grid_rs + 2) * n bytes of edges,
+// then grid_rs * n of grid and 2T + 1 bucket arrays (T counters, T range cursors, the offsets).
+Status EngineBase::load_grid_records() {
+  static_assert(kMaxGridBuckets <= std::uint64_t{UINT16_MAX} + 1, "a bucket index fits 16 bits");
+  const std::size_t rs = graph_.record_size();
+  const std::uint64_t n = graph_.edges;
+  const std::size_t T = plan_.threads;
+  const std::size_t grid_rs = grid_record_bytes_;
+  const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
+  const GridBucketing bucket_of = bucketing_;
+  const std::uint32_t local_mask = grid_local_mask();
+  const bool local4 = grid_layout_ == GridLayout::kLocal4;
+  const std::string input_name = "edge file " + input_file_.path();
+  edge_cache_ = AlignedBuffer(n * (grid_rs + sizeof(std::uint16_t)));
+  std::byte* records = edge_cache_.data();
+  std::byte* bucket_ids = records + n * grid_rs;
+  // The grid's pages are first touched while the input is read (storage-bound: the cores wait),
+  // a share per run, instead of by the placement (~0.4 s per GiB of page faults on this VM).
+  grid_ = AlignedBuffer(n * grid_rs);
+  constexpr std::uint64_t kPageSize = 4096;  // the smallest page: one write in each faults every page in
+  std::uint64_t touched = 0;
+  auto touch_grid = [&](std::uint64_t records_read) {
+    const std::uint64_t upto = std::min<std::uint64_t>(grid_.size(), round_up(records_read * grid_rs, kPageSize));
+    if (upto <= touched) return;
+    const std::uint64_t from = touched;
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      const std::uint64_t lo = round_up(from + (upto - from) * t / T, kPageSize);
+      const std::uint64_t hi = round_up(from + (upto - from) * (t + 1) / T, kPageSize);
+      for (std::uint64_t at = lo; at < hi; at += kPageSize) static_cast<volatile std::byte*>(grid_.data())[at] = std::byte{0};
+    });
+    touched = upto;
+  };
+  std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
+  // before[r][b]: bucket b's records before range r (range_first[r]); then range r's cursors.
+  std::vector<std::vector<std::uint64_t>> before;
+  std::vector<std::uint64_t> range_first;
+  auto start_range = [&](std::uint64_t first) {
+    std::vector<std::uint64_t> sum(buckets, 0);
+    for (const std::vector<std::uint64_t>& c : counts) {
+      for (std::uint64_t b = 0; b < buckets; ++b) sum[b] += c[b];
+    }
+    before.push_back(std::move(sum));
+    range_first.push_back(first);
+  };
+  ES_ASSIGN_OR_RETURN(auto reader, open_input());
+  ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+    if (cancel_requested()) return cancelled();
+    if (first + run.size() / rs > n) {
+      return corruption(input_name + " holds more than the " + std::to_string(n) + " records its graph description gives");
+    }
+    while (range_first.size() < T && first >= n * range_first.size() / T) start_range(first);
+    touch_grid(first + run.size() / rs);
+    return check_run(run, first, [&](std::size_t t, std::uint64_t i, const Edge& e) {
+      const std::uint64_t b = bucket_of(e.src, e.dst);
+      ++counts[t][b];
+      const auto id = static_cast<std::uint16_t>(b);
+      std::memcpy(bucket_ids + i * sizeof(id), &id, sizeof(id));
+      if (local4) {
+        encode_grid_record<GridLayout::kLocal4>(records + i * 4, e, local_mask);
+      } else {
+        encode_grid_record<GridLayout::kLocal8>(records + i * 8, e, local_mask);
+      }
+    });
+  }));
+  std::uint64_t total = 0;  // the records seen: every one was counted
+  for (const std::vector<std::uint64_t>& c : counts) total = std::accumulate(c.begin(), c.end(), total);
+  if (total != n) {
+    return corruption(input_name + " ended after " + std::to_string(total * rs) + " of " + std::to_string(n * rs) + " bytes");
+  }
+  while (range_first.size() < T) start_range(n);
+  range_first.push_back(n);
+  edges_cached_ = true;
+  input_validated_ = true;
+  place_buckets([&](std::uint64_t b) {
+    std::uint64_t sum = 0;
+    for (std::size_t t = 0; t < T; ++t) sum += counts[t][b];
+    return sum;
+  });
+  counts = {};
+  for (std::vector<std::uint64_t>& cursor : before) {
+    for (std::uint64_t b = 0; b < buckets; ++b) cursor[b] += bucket_begin_[b];
+  }
+  std::byte* out = grid_.data();
+  auto place = [&]<std::size_t kSize>(std::size_t r) {  // a constant size: moves, not calls
+    std::uint64_t* next = before[r].data();
+    for (std::uint64_t i = range_first[r]; i < range_first[r + 1]; ++i) {
+      std::uint16_t b = 0;
+      std::memcpy(&b, bucket_ids + i * sizeof(b), sizeof(b));
+      std::memcpy(out + next[b]++ * kSize, records + i * kSize, kSize);
+    }
+  };
+  pool_->run(T, [&](std::size_t r, unsigned) { local4 ? place.template operator()<4>(r) : place.template operator()<8>(r); });
+  finish_grid();
+  return Status::ok();
 }
 
 // The on-disk grid (K = 1, no room for the edges; the plan's grid_window_bytes > 0; compact
@@ -704,7 +825,7 @@ Status EngineBase::check_count_and(Stage&& stage) {
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
-    ES_RETURN_IF_ERROR(check_run(run, first, [&](std::size_t t, const Edge& e) { ++counts[t][bucket_of(e.src, e.dst)]; }));
+    ES_RETURN_IF_ERROR(check_run(run, first, [&](std::size_t t, std::uint64_t, const Edge& e) { ++counts[t][bucket_of(e.src, e.dst)]; }));
     ES_RETURN_IF_ERROR(stage(run, first, counts));
     seen += run.size() / rs;
     return Status::ok();

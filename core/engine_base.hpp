@@ -143,7 +143,7 @@ class EngineBase {
  private:
   void collect_io_counters();
   /// Checks every record of `run` (input records from `first` on) on the pool, one contiguous range
-  /// per task, calling on_edge(task, edge) for each valid one; the earliest invalid record is the error.
+  /// per task, calling on_edge(task, record index, edge) for each valid one; the earliest invalid record is the error.
   /// With `copy_to`, each task also copies its range there (copy_to must have room for the run).
   template <typename OnEdge>
   Status check_run(std::span<const std::byte> run, std::uint64_t first, OnEdge&& on_edge, std::byte* copy_to = nullptr);
@@ -153,6 +153,8 @@ class EngineBase {
   std::uint64_t place_buckets(Total&& total);
   void allocate_sources(std::uint64_t room);
   void build_grid();
+  Status load_grid_records();
+  void finish_grid();
   template <typename Stage>
   Status check_count_and(Stage&& stage);
   Status check_and_count();

@@ -215,15 +215,27 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
   // from memory (a budget that holds the whole graph should not re-read it every superstep).
   const auto with_edge_cache = [&](MemoryPlan plan) {
     const std::uint64_t input_bytes = round_up(input.edges * input.record_bytes, kIoAlignment);
-    if (plan.partitions == 1 && options.cache_edges && input_bytes > 0 &&
+    const unsigned shift = grid_block_shift(vertices, plan.cache_shift, options.compact_grid);
+    const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
+    const auto b32 = static_cast<std::uint32_t>(blocks);
+    const std::uint64_t bucket_array = grid_buckets(b32, grid_sub_bucket_bits(b32, shift)) * 8;
+    // The in-memory grid of block-local records is built from a copy of the input kept as grid
+    // records and their buckets (core/engine_base.cpp, load_grid_records): grid_record_bytes + 2
+    // per edge, then the grid's own copy and 2T + 1 bucket arrays, for the moment both are held.
+    const std::uint64_t compact_cache = round_up(input.edges * (input.grid_record_bytes + 2), kIoAlignment);
+    const std::uint64_t compact_grid = round_up(input.edges * input.grid_record_bytes, kIoAlignment) + (2 * threads + 1) * bucket_array;
+    if (plan.partitions == 1 && options.cache_edges && options.edge_grid && options.compact_grid &&
+        shift <= kMaxLocalIdBits && input_bytes > 0 && plan.estimated_peak() + compact_cache + compact_grid <= plan.budget) {
+      plan.edge_cache_bytes = compact_cache;
+      plan.grid_bytes = compact_grid;
+      plan.grid_shift = shift;
+    } else if (plan.partitions == 1 && options.cache_edges && input_bytes > 0 &&
         plan.estimated_peak() + input_bytes <= plan.budget) {
       plan.edge_cache_bytes = input_bytes;
-      // The block grid, when the budget holds a second copy for the moment it is built.
-      const unsigned shift = grid_block_shift(vertices, plan.cache_shift, options.compact_grid);
-      const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
-      const auto b32 = static_cast<std::uint32_t>(blocks);
-      const std::uint64_t grid = input_bytes + (threads + 1) * grid_buckets(b32, grid_sub_bucket_bits(b32, shift)) * 8;
-      if (options.edge_grid && plan.estimated_peak() + grid <= plan.budget) {
+      // The block grid of whole records, when the budget holds a second copy for the moment it is built.
+      const std::uint64_t grid = input_bytes + (threads + 1) * bucket_array;
+      const bool compact = options.compact_grid && shift <= kMaxLocalIdBits;  // then only as above
+      if (options.edge_grid && !compact && plan.estimated_peak() + grid <= plan.budget) {
         plan.grid_bytes = grid;
         plan.grid_shift = shift;
       }

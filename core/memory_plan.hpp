@@ -52,7 +52,8 @@ struct MemoryPlan {
   std::uint64_t reader_bytes = 0;       // the one stream being read
   std::uint64_t writer_bytes = 0;       // all update (or edge) stream writers together
   std::uint64_t worker_bytes = 0;       // per-worker batch and routing buffers, combiner tables
-  std::uint64_t edge_cache_bytes = 0;   // K = 1 and room to spare: the input kept in memory
+  std::uint64_t edge_cache_bytes = 0;   // K = 1 and room to spare: the input kept in memory (to build
+                                        // a grid of block-local records: each edge as its grid record and bucket)
   std::uint64_t codec_bytes = 0;        // compressed streams (K > 1): per-worker frame buffers
   // K = 1 with the edge cache: the block grid (core/block_schedule.hpp) is built from the cache, so
   // for a moment both are held: grid_bytes = the grid's copy of the records + its cell offsets and

@@ -76,6 +76,36 @@ TEST_CASE("autotuned plans fit the budget and use the fewest partitions that fit
   CHECK(previous_k > 1);
 }
 
+TEST_CASE("one partition: the in-memory grid of block-local records needs grid_record_bytes + 2 per edge, then its records", "[memory_plan]") {
+  EngineOptions options;
+  options.threads = 2;
+  MemoryPlanInput in = input(1 << 20);
+  in.edges = 8 << 20;  // 96 MiB of 12-byte input records
+  options.physical_memory = 200 << 20;  // beside the states, less than two copies of the input
+  for (const std::size_t grid_rs : {4, 8}) {
+    INFO(grid_rs << "-byte grid records");
+    in.grid_record_bytes = grid_rs;
+    options.compact_grid = true;
+    auto plan = plan_memory(in, options);
+    REQUIRE(plan.has_value());
+    INFO(plan->describe());
+    CHECK(plan->partitions == 1);
+    CHECK(plan->edge_cache_bytes == in.edges * (grid_rs + 2));
+    CHECK(plan->grid_bytes >= in.edges * grid_rs);
+    CHECK(plan->grid_bytes < in.edges * grid_rs + (8 << 20));
+    CHECK(plan->grid_window_bytes == 0);
+    CHECK(plan->estimated_peak() <= options.physical_memory);
+    // Whole records (no block-local ids): built from a copy of the input, twice its bytes, which
+    // this budget does not hold: the edges stay in memory in input order.
+    options.compact_grid = false;
+    plan = plan_memory(in, options);
+    REQUIRE(plan.has_value());
+    CHECK(plan->edge_cache_bytes == in.edges * 12);
+    CHECK(plan->grid_bytes == 0);
+    CHECK(plan->estimated_peak() <= options.physical_memory);
+  }
+}
+
 TEST_CASE("a budget too small for any plan is a clear error", "[memory_plan]") {
   EngineOptions options;
   options.physical_memory = 1 << 20;
