@@ -353,7 +353,7 @@ Status EngineBase::load_edge_cache() {
   if (plan_.grid_bytes > 0) {
     init_grid();
     if (grid_layout_ != GridLayout::kFull) {
-      if (plan_.edge_cache_bytes < graph_.edges * (grid_record_bytes_ + 2)) {
+      if (plan_.edge_cache_bytes < graph_.edges * (grid_record_bytes_ + grid_bucket_id_bytes(grid_buckets(grid_blocks_, bucketing_.sub_bits)))) {
         return Status{StatusCode::kInternal, "edge grid: the plan's copy of the edges is smaller than their grid records"};
       }
       return load_grid_records();
@@ -595,15 +595,14 @@ void EngineBase::finish_grid() {
 }
 
 // The in-memory grid of block-local records (the usual case), in one pass over the input: every
-// record is checked and kept as its grid record (4 or 8 bytes) with its bucket (2 bytes: at most
-// kMaxGridBuckets buckets) in edge_cache_, counting the buckets of each placement range (range r:
+// record is checked and kept as its grid record (4 or 8 bytes) with its bucket (2 bytes, or 4 for
+// more than 2^16 buckets: grid_bucket_id_bytes) in edge_cache_, counting the buckets of each placement range (range r:
 // the runs from record n*r/T on); then task r moves range r's records to their buckets, input
-// order kept inside a bucket: the same grid as build_grid's, from 6 (or 10) bytes per edge kept
+// order kept inside a bucket: the same grid as build_grid's, from 6 to 12 bytes per edge kept
 // instead of the input's 8 or 12, and with no second pass decoding the input to count.
-// Memory: what the plan reserved for it (core/memory_plan.cpp): (grid_rs + 2) * n bytes of edges,
+// Memory: what the plan reserved for it (core/memory_plan.cpp): (grid_rs + id bytes) * n of edges,
 // then grid_rs * n of grid and 2T + 1 bucket arrays (T counters, T range cursors, the offsets).
 Status EngineBase::load_grid_records() {
-  static_assert(kMaxGridBuckets <= std::uint64_t{UINT16_MAX} + 1, "a bucket index fits 16 bits");
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
   const std::size_t T = plan_.threads;
@@ -613,7 +612,8 @@ Status EngineBase::load_grid_records() {
   const std::uint32_t local_mask = grid_local_mask();
   const bool local4 = grid_layout_ == GridLayout::kLocal4;
   const std::string input_name = "edge file " + input_file_.path();
-  edge_cache_ = AlignedBuffer(n * (grid_rs + sizeof(std::uint16_t)));
+  const std::size_t id_bytes = grid_bucket_id_bytes(buckets);
+  edge_cache_ = AlignedBuffer(n * (grid_rs + id_bytes));
   std::byte* records = edge_cache_.data();
   std::byte* bucket_ids = records + n * grid_rs;
   // The grid's pages are first touched while the input is read (storage-bound: the cores wait),
@@ -655,8 +655,13 @@ Status EngineBase::load_grid_records() {
     return check_run(run, first, [&](std::size_t t, std::uint64_t i, const Edge& e) {
       const std::uint64_t b = bucket_of(e.src, e.dst);
       ++counts[t][b];
-      const auto id = static_cast<std::uint16_t>(b);
-      std::memcpy(bucket_ids + i * sizeof(id), &id, sizeof(id));
+      if (id_bytes == 2) {
+        const auto id = static_cast<std::uint16_t>(b);
+        std::memcpy(bucket_ids + i * 2, &id, 2);
+      } else {
+        const auto id = static_cast<std::uint32_t>(b);
+        std::memcpy(bucket_ids + i * 4, &id, 4);
+      }
       if (local4) {
         encode_grid_record<GridLayout::kLocal4>(records + i * 4, e, local_mask);
       } else {
@@ -683,15 +688,21 @@ Status EngineBase::load_grid_records() {
     for (std::uint64_t b = 0; b < buckets; ++b) cursor[b] += bucket_begin_[b];
   }
   std::byte* out = grid_.data();
-  auto place = [&]<std::size_t kSize>(std::size_t r) {  // a constant size: moves, not calls
+  auto place = [&]<std::size_t kSize, typename Id>(std::size_t r) {  // constant sizes: moves, not calls
     std::uint64_t* next = before[r].data();
     for (std::uint64_t i = range_first[r]; i < range_first[r + 1]; ++i) {
-      std::uint16_t b = 0;
-      std::memcpy(&b, bucket_ids + i * sizeof(b), sizeof(b));
+      Id b = 0;
+      std::memcpy(&b, bucket_ids + i * sizeof(Id), sizeof(Id));
       std::memcpy(out + next[b]++ * kSize, records + i * kSize, kSize);
     }
   };
-  pool_->run(T, [&](std::size_t r, unsigned) { local4 ? place.template operator()<4>(r) : place.template operator()<8>(r); });
+  pool_->run(T, [&](std::size_t r, unsigned) {
+    if (id_bytes == 2) {
+      local4 ? place.template operator()<4, std::uint16_t>(r) : place.template operator()<8, std::uint16_t>(r);
+    } else {
+      local4 ? place.template operator()<4, std::uint32_t>(r) : place.template operator()<8, std::uint32_t>(r);
+    }
+  });
   finish_grid();
   return Status::ok();
 }

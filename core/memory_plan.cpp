@@ -218,11 +218,12 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     const unsigned shift = grid_block_shift(vertices, plan.cache_shift, options.compact_grid);
     const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
     const auto b32 = static_cast<std::uint32_t>(blocks);
-    const std::uint64_t bucket_array = grid_buckets(b32, grid_sub_bucket_bits(b32, shift)) * 8;
+    const std::uint64_t buckets = grid_buckets(b32, grid_sub_bucket_bits(b32, shift));
+    const std::uint64_t bucket_array = buckets * 8;
     // The in-memory grid of block-local records is built from a copy of the input kept as grid
     // records and their buckets (core/engine_base.cpp, load_grid_records): grid_record_bytes + 2
-    // per edge, then the grid's own copy and 2T + 1 bucket arrays, for the moment both are held.
-    const std::uint64_t compact_cache = round_up(input.edges * (input.grid_record_bytes + 2), kIoAlignment);
+    // (or 4) per edge, then the grid's own copy and 2T + 1 bucket arrays, for the moment both are held.
+    const std::uint64_t compact_cache = round_up(input.edges * (input.grid_record_bytes + grid_bucket_id_bytes(buckets)), kIoAlignment);
     const std::uint64_t compact_grid = round_up(input.edges * input.grid_record_bytes, kIoAlignment) + (2 * threads + 1) * bucket_array;
     if (plan.partitions == 1 && options.cache_edges && options.edge_grid && options.compact_grid &&
         shift <= kMaxLocalIdBits && input_bytes > 0 && plan.estimated_peak() + compact_cache + compact_grid <= plan.budget) {
@@ -251,10 +252,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // supersteps take ~0.8 s and grid supersteps ~0.25 s), so by default programs that announce
       // fewer than kDiskGridMinSupersteps (one-pass counts) stream the input instead; programs that
       // run to convergence (unknown count: bfs, cc, sssp...) get the grid (docs/performance.md).
-      const unsigned shift = grid_block_shift(vertices, plan.cache_shift, true);
-      const std::uint64_t blocks = vertices == 0 ? 1 : ((vertices - 1) >> shift) + 1;
-      const auto b32 = static_cast<std::uint32_t>(blocks);
-      const std::uint64_t buckets = grid_buckets(b32, grid_sub_bucket_bits(b32, shift));
+      // (shift, blocks and buckets as above: options.compact_grid holds here.)
       // Counters (8 bytes per bucket and thread, and one more set of cursors), bucket order, groups,
       // ranks and owners, each staging task's sort counts, cell ends, the sources, the states'
       // padding to whole blocks, and one run of staged records while the grid is built

@@ -113,6 +113,36 @@ TEST_CASE("edge grid: same results as input order, identical for every thread co
   }
 }
 
+TEST_CASE("edge grid: more than 2^16 buckets (no sub-buckets, 4-byte bucket ids while built)", "[edge_grid]") {
+  // 300007 vertices in blocks of 2^10 or 2^9 (a 16 KiB CPU cache, 8- to 16-byte states): 293 or
+  // 586 blocks, at least 43071 cells and 86142 buckets.
+  TempDir dir;
+  const auto ini = write_graph(dir.path(), "many", random_edges(300007, 400000, 11), 300007);
+  for (const char* algo : {"bfs", "sssp", "pagerank"}) {
+    INFO(algo);
+    std::string outputs[3];  // input order -p 2, grid -p 2, grid -p 3 read in 16 KiB chunks
+    for (int variant = 0; variant < 3; ++variant) {
+      std::vector<std::string> args = {"-g", ini.string(), "-b", algo, "-p", variant == 2 ? "3" : "2", "--physical_memory", "1G",
+                                       "--cpu_cache_size", "16K", "--output", (dir / "out.txt").string(), "--verify"};
+      if (variant == 0) args.push_back("--no_edge_grid");
+      if (variant == 2) args.insert(args.end(), {"--read_chunk", "16K"});
+      const auto r = run_driver_in_process(args);
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == (variant == 0 ? "0" : "1"));
+      CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "0");
+      // The grid's blocks (the cache partitions, at most 1024 of them): over 256 give over 2^16 buckets.
+      const std::uint64_t blocks = std::stoull(stat_value(r.out, "CORE::CONFIG::CACHE_PARTITIONS"));
+      CHECK(blocks > 256);
+      CHECK(blocks <= 1024);
+      outputs[variant] = slurp(dir / "out.txt");
+    }
+    if (std::string(algo) != "pagerank") CHECK(outputs[0] == outputs[1]);
+    CHECK(outputs[1] == outputs[2]);
+  }
+}
+
 TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the codec, window, slabs and threads", "[edge_grid]") {
   TempDir dir;
   TempDir work;
