@@ -55,7 +55,7 @@ inline unsigned grid_sub_bucket_bits(std::uint32_t blocks, unsigned grid_shift) 
 inline std::uint64_t grid_buckets(std::uint32_t blocks, unsigned sub_bits) { return block_cells(blocks) << (sub_bits + 1); }
 
 /// Bytes that hold a bucket's index: 2 up to 2^16 buckets (sub-buckets are capped there), 4 beyond
-/// (more than ~181 blocks leave no room for sub-buckets: cells * 2 buckets).
+/// (from 256 blocks on, the cells' two sides alone are more buckets).
 inline std::size_t grid_bucket_id_bytes(std::uint64_t buckets) { return buckets <= (std::uint64_t{1} << 16) ? 2 : 4; }
 
 /// Which bucket an edge belongs to: its cell {block(src), block(dst)} << bucket_bits, then the side
