@@ -78,6 +78,9 @@ po::options_description make_options() {
        "largest window of the on-disk grid (K = 1 when the edges do not fit; two windows are in memory)")
       ("stream_grid", "read the on-disk grid from storage every superstep even when it would fit in memory once built "
                       "(by default it is then read back once and kept: CORE::CONFIG::GRID_RESIDENT)")
+      ("grid_keep_bytes", po::value<std::string>(),
+       "diagnostics: build at most this much of an on-disk grid that is to stay in memory in place (default: all "
+       "of it, never written to storage); beyond it the grid is written and read back (0: all of it)")
       ("grid_codec", po::value<std::string>()->default_value("auto"),
        "records of the on-disk grid: ef = sorted within each bucket, ids Elias-Fano coded (about half the bytes "
        "on skewed graphs), none = as they are, auto = ef when that likely keeps the built grid in memory")
@@ -367,6 +370,9 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   else return invalid_argument("--disk_grid must be auto, on or off, got '" + disk_grid + "'");
   ES_ASSIGN_OR_RETURN(req.engine.grid_codec, parse_grid_codec("--grid_codec", text(vm, "grid_codec")));
   req.engine.grid_resident = vm.count("stream_grid") == 0;
+  if (vm.count("grid_keep_bytes") > 0) {
+    ES_ASSIGN_OR_RETURN(req.engine.grid_keep_bytes, size_option(vm, "grid_keep_bytes"));
+  }
   ES_ASSIGN_OR_RETURN(req.engine.grid_window, size_option(vm, "grid_window"));
   if (req.engine.grid_window < 4096 || req.engine.grid_window % 4096 != 0) {
     return invalid_argument("--grid_window must be a positive multiple of 4K, got " + std::to_string(req.engine.grid_window));

@@ -743,21 +743,28 @@ Status EngineBase::build_disk_grid() {
   const std::uint64_t room = grid_windows_.size() - std::min<std::uint64_t>(grid_windows_.size(), flushers * kIoAlignment);
   const std::uint64_t block = round_down(
       std::min<std::uint64_t>(room / (groups + flushers), plan_.reader_bytes - std::min(plan_.reader_bytes, kIoAlignment)), unit);
+  // When the plan gave the grid the room to stay in memory, the windows are built there, at their
+  // file offsets, and not written (grid_slab_buffer): nothing to read back.
+  grid_keep_ = options_.grid_resident && plan_.grid_memory_bytes > 2 * plan_.grid_window_bytes;
   if (slabs > 1 && block >= unit) {
     ES_RETURN_IF_ERROR(build_staged(groups, block));
   } else {
     ES_RETURN_IF_ERROR(check_and_count());
     const std::vector<std::uint64_t> bounds = grid_slab_bounds();
     for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
-      ES_RETURN_IF_ERROR(place_from_input(bounds[j], bounds[j + 1] - bounds[j]));
-      ES_RETURN_IF_ERROR(write_grid_slab(bounds[j], bounds[j + 1] - bounds[j]));
+      ES_ASSIGN_OR_RETURN(std::byte* const records, grid_slab_buffer(bounds[j + 1] - bounds[j]));
+      ES_RETURN_IF_ERROR(place_from_input(bounds[j], bounds[j + 1] - bounds[j], records));
+      ES_RETURN_IF_ERROR(write_grid_slab(bounds[j], bounds[j + 1] - bounds[j], records));
     }
   }
   grid_order_ = std::vector<std::uint32_t>();
   grid_on_disk_ = true;
   stats_.plan.grid_file_bytes = grid_file_bytes_;
   allocate_sources(round_up(grid_padded_vertices() * traits_.source_bytes, kIoAlignment));
-  if (options_.grid_resident && grid_file_bytes_ <= grid_windows_.size()) {
+  if (grid_keep_) {  // every window is where load_resident_grid would have read it
+    grid_resident_ = true;
+    stats_.plan.grid_resident = true;
+  } else if (options_.grid_resident && grid_file_bytes_ <= grid_windows_.size()) {
     ES_RETURN_IF_ERROR(load_resident_grid());
   } else {
     grid_reader_ = std::make_unique<GridWindowReader>(grid_file_, std::span<const GridWindow>(grid_disk_windows_),
@@ -788,6 +795,35 @@ Status EngineBase::load_resident_grid() {
   grid_resident_ = true;
   stats_.plan.grid_resident = true;
   return Status::ok();
+}
+
+// Where the next slab's `slab` records are placed for write_grid_slab. Writing the windows: the
+// start of the window buffers. Keeping them (grid_keep_: the grid is to stay in memory): right
+// after the windows kept so far, where they stay (as they are), or at the end of the buffers, to be
+// encoded to after those (Elias-Fano; a slab's encoding takes at most one window). When the slab
+// does not fit beside them, the kept windows are written to the grid file after all and the build
+// goes on writing (the grid may still fit in memory once built: it is then read back).
+Expected<std::byte*> EngineBase::grid_slab_buffer(std::uint64_t slab) {
+  std::byte* const buffers = grid_windows_.data();
+  const std::uint64_t size = grid_windows_.size();
+  if (!grid_keep_) return buffers;
+  const std::uint64_t half = plan_.grid_window_bytes;
+  const std::uint64_t keep = std::min(size, options_.grid_keep_bytes);
+  if (plan_.grid_codec == GridCodec::kEliasFano) {
+    if (grid_file_bytes_ + half <= keep && grid_file_bytes_ + 2 * half <= size) return buffers + size - half;
+  } else if (grid_file_bytes_ + round_up(slab * grid_record_bytes_, kIoAlignment) <= keep) {
+    return buffers + grid_file_bytes_;
+  }
+  for (std::uint64_t w = 0; w < grid_disk_windows_.size(); ++w) {
+    GridWindow& window = grid_disk_windows_[w];
+    const std::span<const std::byte> bytes(buffers + window.offset, window.bytes);
+    if (options_.scratch_checksums) window.crc = frame_crc(bytes);
+    const auto start = std::chrono::steady_clock::now();
+    ES_RETURN_IF_ERROR(grid_file_.write_at(window.offset, bytes));
+    count_request(stats_.edges_io, start, 0, window.bytes);
+  }
+  grid_keep_ = false;
+  return buffers;
 }
 
 // Records per slab at most: one window buffer's worth when the slab is encoded into the other
@@ -870,16 +906,15 @@ std::vector<std::uint8_t> EngineBase::bucket_owners() const {
   return owner;
 }
 
-// Fills the slab buffer with the grid records [lo, lo + slab) in one pass over the input (checked
-// already): every thread reads every record and places those of its buckets.
-Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab) {
+// Fills `out` (grid_slab_buffer) with the grid records [lo, lo + slab) in one pass over the input
+// (checked already): every thread reads every record and places those of its buckets.
+Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab, std::byte* out) {
   const std::size_t rs = graph_.record_size();
   const std::size_t T = plan_.threads;
   const EdgeFileType type = graph_.type;
   const GridBucketing bucket_of = bucketing_;
   const std::uint32_t local_mask = grid_local_mask();
   const bool local4 = grid_layout_ == GridLayout::kLocal4;
-  std::byte* out = grid_windows_.data();
   std::vector<std::uint64_t> next = bucket_begin_;
   const std::vector<std::uint8_t> owners = bucket_owners();
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
@@ -906,19 +941,18 @@ Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab) {
   });
 }
 
-// Writes the slab in the window buffers, the grid's records [lo, lo + slab), as the next windows
-// of the grid file: as it is (one or two windows of at most grid_window_bytes), or (--grid_codec
-// ef) its buckets' portions sorted and encoded from the first window buffer into the second
-// (core/grid_codec.hpp), one window.
-Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab) {
+// Writes the slab at `records` (grid_slab_buffer), the grid's records [lo, lo + slab), as the next
+// windows of the grid file: as it is (one or two windows of at most grid_window_bytes), or
+// (--grid_codec ef) its buckets' portions sorted and encoded (core/grid_codec.hpp) into the second
+// window buffer (or, keeping the windows, to after the kept ones), one window.
+Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::byte* records) {
   const std::size_t grid_rs = grid_record_bytes_;
   const std::uint64_t half = plan_.grid_window_bytes;
   if (plan_.grid_codec != GridCodec::kEliasFano) {
     const std::uint64_t per_window = half / grid_rs;  // whole pages: half is a multiple of 4096, grid_rs 4 or 8
     for (std::uint64_t first = 0; first < slab; first += per_window) {
       const std::uint64_t count = std::min(per_window, slab - first);
-      ES_RETURN_IF_ERROR(append_grid_window(lo + first, count, grid_windows_.data() + first * grid_rs, count * grid_rs,
-                                            grid_pieces_.size()));
+      ES_RETURN_IF_ERROR(append_grid_window(lo + first, count, records + first * grid_rs, count * grid_rs, grid_pieces_.size()));
     }
     return Status::ok();
   }
@@ -934,16 +968,17 @@ Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab) {
     const std::uint32_t sub = *it & ((std::uint32_t{1} << bucketing_.sub_bits) - 1);
     portions.push_back(GridPortion{begin - lo, end - begin, static_cast<std::uint16_t>(sub << grid_keys_.dst_bits)});
   }
-  std::byte* out = grid_windows_.data() + half;
+  std::byte* out = grid_windows_.data() + (grid_keep_ ? grid_file_bytes_ : half);
   const std::uint64_t first_piece = grid_pieces_.size();
-  const std::uint64_t used = encode_grid_slab(std::span(grid_windows_.data(), slab * grid_rs), grid_rs, portions, grid_keys_, lo,
+  const std::uint64_t used = encode_grid_slab(std::span(records, slab * grid_rs), grid_rs, portions, grid_keys_, lo,
                                               *pool_, std::span(out, half), grid_pieces_);
   return append_grid_window(lo, slab, out, used, first_piece);
 }
 
 // Writes `used` bytes at `data` (the records [first, first + count): as they are, or the pieces
 // from first_piece to the last one) as the grid file's next window, zero-padded to the I/O
-// alignment (data has room for that) with a crc32 when scratch checksums are on.
+// alignment (data has room for that) with a crc32 when scratch checksums are on; keeping the
+// windows (grid_keep_), data is already at the window's offset in the buffers and stays there.
 Status EngineBase::append_grid_window(std::uint64_t first, std::uint64_t count, std::byte* data, std::uint64_t used,
                                       std::uint64_t first_piece) {
   GridWindow window;
@@ -956,10 +991,16 @@ Status EngineBase::append_grid_window(std::uint64_t first, std::uint64_t count, 
   window.bytes = round_up(used, kIoAlignment);
   std::memset(data + used, 0, window.bytes - used);
   const std::span<const std::byte> bytes(data, window.bytes);
-  if (options_.scratch_checksums) window.crc = frame_crc(bytes);
-  const auto start = std::chrono::steady_clock::now();
-  ES_RETURN_IF_ERROR(grid_file_.write_at(window.offset, bytes));
-  count_request(stats_.edges_io, start, 0, window.bytes);
+  if (grid_keep_) {
+    if (data != grid_windows_.data() + window.offset || window.offset + window.bytes > grid_windows_.size()) {
+      return Status{StatusCode::kInternal, "edge grid: a kept window is not at its offset in the buffers"};
+    }
+  } else {
+    if (options_.scratch_checksums) window.crc = frame_crc(bytes);
+    const auto start = std::chrono::steady_clock::now();
+    ES_RETURN_IF_ERROR(grid_file_.write_at(window.offset, bytes));
+    count_request(stats_.edges_io, start, 0, window.bytes);
+  }
   grid_file_bytes_ += window.bytes;
   grid_disk_windows_.push_back(window);
   return Status::ok();
@@ -1136,7 +1177,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     if (cancel_requested()) return cancelled();
     const std::uint64_t lo = bounds[j];
     const std::uint64_t slab = bounds[j + 1] - lo;
-    std::byte* out = grid_windows_.data();
+    ES_ASSIGN_OR_RETURN(std::byte* const out, grid_slab_buffer(slab));
     for (std::uint64_t g = 0; g < groups; ++g) {
       if (group[g].staged == 0 || end[g] <= lo || first[g] >= lo + slab) continue;  // nothing of g in this slab
       next = bucket_begin_;  // the scan below counts g's buckets from their first place
@@ -1206,7 +1247,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
         if (std::count(bad.begin(), bad.end(), 1) > 0) return damaged("a record names a bucket of another group");
       }
     }
-    ES_RETURN_IF_ERROR(write_grid_slab(lo, slab));
+    ES_RETURN_IF_ERROR(write_grid_slab(lo, slab, out));
   }
   for (File& file : files) {
     const std::string path = file.path();

@@ -159,10 +159,11 @@ class EngineBase {
   Status check_count_and(Stage&& stage);
   Status check_and_count();
   std::vector<std::uint8_t> bucket_owners() const;
-  Status place_from_input(std::uint64_t lo, std::uint64_t slab);
+  Status place_from_input(std::uint64_t lo, std::uint64_t slab, std::byte* out);
+  Expected<std::byte*> grid_slab_buffer(std::uint64_t slab);
   std::uint64_t grid_slab_records() const;
   std::vector<std::uint64_t> grid_slab_bounds() const;
-  Status write_grid_slab(std::uint64_t lo, std::uint64_t slab);
+  Status write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::byte* records);
   Status append_grid_window(std::uint64_t first, std::uint64_t count, std::byte* data, std::uint64_t used, std::uint64_t first_piece);
   Status load_resident_grid();
   Status build_staged(std::uint64_t groups, std::uint64_t block);
@@ -195,6 +196,8 @@ class EngineBase {
   bool grid_ready_ = false;
   bool grid_on_disk_ = false;                // the grid is in grid_file_ (K = 1 without room for the edges)
   bool grid_resident_ = false;               // the whole grid file is in grid_windows_, at its file offsets
+  bool grid_keep_ = false;                   // while building: the windows so far are in grid_windows_ at
+                                             // their offsets, not written (the grid is to stay resident)
   // The on-disk grid is laid out by destination block (traits_.by_destination): (x -> d) for x =
   // 0, 1, ... for d = 0, 1, ...; otherwise cell by cell in schedule order (the pair layout).
   bool grid_by_column_ = false;

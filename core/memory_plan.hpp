@@ -68,7 +68,7 @@ struct MemoryPlan {
   bool grid_resident = false;           // the on-disk grid was read back and stays in memory (set by the engine)
   unsigned grid_shift = 0;              // vertices per grid block = 1 << grid_shift
   std::size_t grid_record_bytes = 0;    // bytes per edge in the built grid (set by the engine when it builds it)
-  std::uint64_t grid_file_bytes = 0;    // the on-disk grid's file, as built (its windows, padded)
+  std::uint64_t grid_file_bytes = 0;    // the on-disk grid as built (its windows, padded; its file's size unless kept in memory as built)
   GridCodec grid_codec = GridCodec::kNone;  // the on-disk grid's codec (--grid_codec, auto resolved)
   std::uint64_t estimated_peak() const {
     return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes + codec_bytes +
