@@ -26,6 +26,11 @@ void encode_grid_record(std::byte* to, const Edge& e, std::uint32_t local_mask) 
   if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(to + 4, &e.weight, 4);
 }
 
+// The input held fewer records than its graph description gives.
+Status input_ended_early(const std::string& input_name, std::uint64_t seen_bytes, std::uint64_t expected_bytes) {
+  return corruption(input_name + " ended after " + std::to_string(seen_bytes) + " of " + std::to_string(expected_bytes) + " bytes");
+}
+
 }  // namespace
 
 Status ensure_open_file_limit(std::uint64_t needed) {
@@ -375,8 +380,7 @@ Status EngineBase::load_edge_cache() {
     return Status::ok();
   }));
   if (cached != bytes) {
-    return corruption("edge file " + input_file_.path() + " ended after " + std::to_string(cached) + " of " +
-                      std::to_string(bytes) + " bytes");
+    return input_ended_early("edge file " + input_file_.path(), cached, bytes);
   }
   edges_cached_ = true;
   input_validated_ = true;
@@ -456,6 +460,15 @@ std::uint64_t EngineBase::place_buckets(Total&& total) {
   return next;
 }
 
+// place_buckets for counts[t][b] (task t's records of bucket b), summed over the tasks.
+void EngineBase::place_counted_buckets(const std::vector<std::vector<std::uint64_t>>& counts) {
+  place_buckets([&](std::uint64_t b) {
+    std::uint64_t sum = 0;
+    for (const std::vector<std::uint64_t>& c : counts) sum += c[b];
+    return sum;
+  });
+}
+
 std::pair<std::uint64_t, std::uint64_t> EngineBase::grid_records_of(std::uint32_t x, std::uint32_t d) const {
   const std::uint64_t side_bucket = std::uint64_t{1} << (grid_bucket_bits_ - 1);  // first bucket of side 1
   const std::uint64_t c = block_cell(x, d);
@@ -516,9 +529,10 @@ void EngineBase::allocate_sources(std::uint64_t room) {
   if (need > 0 && round_up(need, kIoAlignment) <= room) sources_ = AlignedBuffer(need);
 }
 
-// The in-memory grid, from the edge cache: each thread counts and then places one contiguous
-// range of the input, and the input-order copy is freed. The plan reserved both copies and the
-// counters (grid_bytes).
+// The in-memory grid of whole input records (--full_grid_records, or blocks of more than 2^16
+// vertices; block-local records are built by load_grid_records), from the edge cache: each thread
+// counts and then places one contiguous range of the input, and the input-order copy is freed. The
+// plan reserved both copies and the counters (grid_bytes).
 void EngineBase::build_grid() {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
@@ -536,11 +550,7 @@ void EngineBase::build_grid() {
     std::uint64_t* count = cursor[t].data();
     for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) ++count[bucket_of(in + i * rs)];
   });
-  place_buckets([&](std::uint64_t b) {
-    std::uint64_t sum = 0;
-    for (std::size_t t = 0; t < T; ++t) sum += cursor[t][b];
-    return sum;
-  });
+  place_counted_buckets(cursor);
   for (std::uint64_t b = 0; b < buckets; ++b) {  // thread t's records follow threads 0..t-1's
     std::uint64_t next = bucket_begin_[b];
     for (std::size_t t = 0; t < T; ++t) {
@@ -549,36 +559,17 @@ void EngineBase::build_grid() {
       next += count;
     }
   }
-  const std::size_t grid_rs = grid_record_bytes_;
-  grid_ = AlignedBuffer(n * grid_rs);
+  grid_ = AlignedBuffer(n * rs);
   std::byte* out = grid_.data();
-  const std::uint32_t local_mask = grid_local_mask();
-  auto place = [&]<std::size_t kSize, GridLayout kLayout>(std::size_t t) {  // constant sizes: moves, not calls
+  auto place = [&]<std::size_t kSize>(std::size_t t) {  // a constant size: moves, not calls
     std::uint64_t* next = cursor[t].data();
     for (std::uint64_t i = n * t / T; i < n * (t + 1) / T; ++i) {
       const std::byte* record = in + i * kSize;
-      if constexpr (kLayout == GridLayout::kFull) {
-        std::memcpy(out + next[bucket_of(record)]++ * kSize, record, kSize);
-      } else {
-        const Edge e = decode_edge(record, type);  // once: it gives both the bucket and the local ids
-        encode_grid_record<kLayout>(out + next[bucket_of_edge(e.src, e.dst)]++ * (kLayout == GridLayout::kLocal4 ? 4 : 8),
-                                    e, local_mask);
-      }
+      std::memcpy(out + next[bucket_of(record)]++ * kSize, record, kSize);
     }
   };
   pool_->run(T, [&](std::size_t t, unsigned) {
-    const bool weighted = rs == edge_record_size(EdgeFileType::kWeighted);
-    switch (grid_layout_) {
-      case GridLayout::kLocal4:
-        weighted ? place.template operator()<12, GridLayout::kLocal4>(t) : place.template operator()<8, GridLayout::kLocal4>(t);
-        break;
-      case GridLayout::kLocal8:
-        place.template operator()<12, GridLayout::kLocal8>(t);
-        break;
-      case GridLayout::kFull:
-        weighted ? place.template operator()<12, GridLayout::kFull>(t) : place.template operator()<8, GridLayout::kFull>(t);
-        break;
-    }
+    rs == edge_record_size(EdgeFileType::kWeighted) ? place.template operator()<12>(t) : place.template operator()<8>(t);
   });
   finish_grid();
 }
@@ -672,17 +663,13 @@ Status EngineBase::load_grid_records() {
   std::uint64_t total = 0;  // the records seen: every one was counted
   for (const std::vector<std::uint64_t>& c : counts) total = std::accumulate(c.begin(), c.end(), total);
   if (total != n) {
-    return corruption(input_name + " ended after " + std::to_string(total * rs) + " of " + std::to_string(n * rs) + " bytes");
+    return input_ended_early(input_name, total * rs, n * rs);
   }
   while (range_first.size() < T) start_range(n);
   range_first.push_back(n);
   edges_cached_ = true;
   input_validated_ = true;
-  place_buckets([&](std::uint64_t b) {
-    std::uint64_t sum = 0;
-    for (std::size_t t = 0; t < T; ++t) sum += counts[t][b];
-    return sum;
-  });
+  place_counted_buckets(counts);
   counts = {};
   for (std::vector<std::uint64_t>& cursor : before) {
     for (std::uint64_t b = 0; b < buckets; ++b) cursor[b] += bucket_begin_[b];
@@ -814,13 +801,8 @@ Expected<std::byte*> EngineBase::grid_slab_buffer(std::uint64_t slab) {
   } else if (grid_file_bytes_ + round_up(slab * grid_record_bytes_, kIoAlignment) <= keep) {
     return buffers + grid_file_bytes_;
   }
-  for (std::uint64_t w = 0; w < grid_disk_windows_.size(); ++w) {
-    GridWindow& window = grid_disk_windows_[w];
-    const std::span<const std::byte> bytes(buffers + window.offset, window.bytes);
-    if (options_.scratch_checksums) window.crc = frame_crc(bytes);
-    const auto start = std::chrono::steady_clock::now();
-    ES_RETURN_IF_ERROR(grid_file_.write_at(window.offset, bytes));
-    count_request(stats_.edges_io, start, 0, window.bytes);
+  for (GridWindow& window : grid_disk_windows_) {
+    ES_RETURN_IF_ERROR(write_grid_window(window, std::span<const std::byte>(buffers + window.offset, window.bytes)));
   }
   grid_keep_ = false;
   return buffers;
@@ -878,13 +860,9 @@ Status EngineBase::check_count_and(Stage&& stage) {
     return Status::ok();
   }));
   if (seen != n) {
-    return corruption(input_name + " ended after " + std::to_string(seen * rs) + " of " + std::to_string(n * rs) + " bytes");
+    return input_ended_early(input_name, seen * rs, n * rs);
   }
-  place_buckets([&](std::uint64_t b) {
-    std::uint64_t sum = 0;
-    for (std::size_t t = 0; t < T; ++t) sum += counts[t][b];
-    return sum;
-  });
+  place_counted_buckets(counts);
   input_validated_ = true;
   return Status::ok();
 }
@@ -996,13 +974,19 @@ Status EngineBase::append_grid_window(std::uint64_t first, std::uint64_t count, 
       return Status{StatusCode::kInternal, "edge grid: a kept window is not at its offset in the buffers"};
     }
   } else {
-    if (options_.scratch_checksums) window.crc = frame_crc(bytes);
-    const auto start = std::chrono::steady_clock::now();
-    ES_RETURN_IF_ERROR(grid_file_.write_at(window.offset, bytes));
-    count_request(stats_.edges_io, start, 0, window.bytes);
+    ES_RETURN_IF_ERROR(write_grid_window(window, bytes));
   }
   grid_file_bytes_ += window.bytes;
   grid_disk_windows_.push_back(window);
+  return Status::ok();
+}
+
+// A window's `bytes` (padded) to the grid file at its offset, its crc32 set when scratch checksums are on.
+Status EngineBase::write_grid_window(GridWindow& window, std::span<const std::byte> bytes) {
+  if (options_.scratch_checksums) window.crc = frame_crc(bytes);
+  const auto start = std::chrono::steady_clock::now();
+  ES_RETURN_IF_ERROR(grid_file_.write_at(window.offset, bytes));
+  count_request(stats_.edges_io, start, 0, window.bytes);
   return Status::ok();
 }
 

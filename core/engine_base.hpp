@@ -151,6 +151,7 @@ class EngineBase {
   std::vector<std::uint32_t> grid_bucket_order() const;
   template <typename Total>
   std::uint64_t place_buckets(Total&& total);
+  void place_counted_buckets(const std::vector<std::vector<std::uint64_t>>& counts);
   void allocate_sources(std::uint64_t room);
   void build_grid();
   Status load_grid_records();
@@ -161,6 +162,7 @@ class EngineBase {
   std::vector<std::uint8_t> bucket_owners() const;
   Status place_from_input(std::uint64_t lo, std::uint64_t slab, std::byte* out);
   Expected<std::byte*> grid_slab_buffer(std::uint64_t slab);
+  Status write_grid_window(GridWindow& window, std::span<const std::byte> bytes);
   std::uint64_t grid_slab_records() const;
   std::vector<std::uint64_t> grid_slab_bounds() const;
   Status write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::byte* records);
