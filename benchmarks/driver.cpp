@@ -85,6 +85,9 @@ po::options_description make_options() {
        "records of the on-disk grid: ef = sorted within each bucket, ids Elias-Fano coded (about half the bytes "
        "on skewed graphs), none = as they are, auto = ef when that likely keeps the built grid in memory")
       ("full_grid_records", "store whole input records in the grid instead of block-local ids (for comparisons)")
+      ("segment_records", po::value<std::string>(),
+       "K > 1: records per segment of the edge streams, each segment grouped by the key its updates go to "
+       "(default: the batch size, fewer when the budget asks; 0 = the streams in input order, for comparisons)")
       ("edges_codec", po::value<std::string>()->default_value("none"),
        "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy")
       ("updates_codec", po::value<std::string>()->default_value("none"),
@@ -363,6 +366,9 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   req.engine.cache_edges = vm.count("no_edge_cache") == 0;
   req.engine.edge_grid = vm.count("no_edge_grid") == 0;
   req.engine.compact_grid = vm.count("full_grid_records") == 0;
+  if (vm.count("segment_records") > 0) {
+    ES_ASSIGN_OR_RETURN(req.engine.segment_records, count_option(vm, "segment_records"));
+  }
   const std::string disk_grid = text(vm, "disk_grid");
   if (disk_grid == "auto") req.engine.disk_grid = DiskGrid::kAuto;
   else if (disk_grid == "on") req.engine.disk_grid = DiskGrid::kOn;

@@ -4,7 +4,10 @@
 //    memory plan; one partition's state is in memory at a time when K > 1.
 //  * Setup (K > 1): one pass splits the unordered input into per-partition edge streams by source
 //    (undirected programs also get each edge reversed into the destination's stream; programs with
-//    direction-aware reverse edges get a second set of streams, by destination).
+//    direction-aware reverse edges get a second set of streams, by destination). Each stream is
+//    written in segments whose records are grouped by the key of the vertex their updates go to
+//    (core/keyed_segments.hpp), so the scatter's updates come out grouped: applied or spilled per
+//    key without routing (scatter_keyed_piece). --segment_records 0 keeps input order.
 //    With K = 1 the input file itself is streamed every superstep: no copy at all.
 //  * Superstep s, for each partition p: load state(p), gather the updates emitted for p in s-1
 //    from its update stream, prepare, then scatter p's edges. Updates whose target is in memory
@@ -421,12 +424,14 @@ class Engine : private EngineBase {
       return scatter_stream(input_file_, bytes, bytes, s, ScatterMode{d.forward, d.reverse, true});
     }
     if (d.forward) {
-      ES_RETURN_IF_ERROR(scatter_stream(edge_files_[p], edge_bytes_[p], edge_stored_[p], s, ScatterMode{true, false, false}));
+      ES_RETURN_IF_ERROR(scatter_stream(edge_files_[p], edge_bytes_[p], edge_stored_[p], s, ScatterMode{true, false, false},
+                                        edge_index_.empty() ? nullptr : &edge_index_[p]));
     }
     if constexpr (kReverse) {
       if (d.reverse) {
         ES_RETURN_IF_ERROR(
-            scatter_stream(redge_files_[p], redge_bytes_[p], redge_stored_[p], s, ScatterMode{false, true, false}));
+            scatter_stream(redge_files_[p], redge_bytes_[p], redge_stored_[p], s, ScatterMode{false, true, false},
+                           redge_index_.empty() ? nullptr : &redge_index_[p]));
       }
     }
     return Status::ok();
@@ -444,7 +449,9 @@ class Engine : private EngineBase {
 
   // `bytes` of records, stored in `stored` bytes of `file` (a scratch stream is framed when the edge
   // codec is on or scratch checksums are; the input as its .ini says, compress/graph_input.hpp).
-  Status scatter_stream(const File& file, std::uint64_t bytes, std::uint64_t stored, std::uint32_t s, ScatterMode mode) {
+  // `index`: the stream is keyed (core/keyed_segments.hpp), scattered segment by segment.
+  Status scatter_stream(const File& file, std::uint64_t bytes, std::uint64_t stored, std::uint32_t s, ScatterMode mode,
+                        const KeyedStreamIndex* index = nullptr) {
     const bool from_input = mode.from_input;
     const EdgeFileType type = from_input ? graph_.type : program_edge_type();
     const std::size_t rs = edge_record_size(type);
@@ -470,6 +477,7 @@ class Engine : private EngineBase {
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, from_input ? "edge file " + file.path() : "edge stream " + file.path(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
+      if (index != nullptr && keyed_scatter_pays(s, mode)) return scatter_keyed_run(run, first, s, mode, *index, file);
       return scatter_run(run, type, first, s, mode, /*validate=*/from_input, from_input ? nullptr : &file);
     }));
     if (from_input) input_validated_ = true;  // every record was read and checked
@@ -956,24 +964,226 @@ class Engine : private EngineBase {
     return Status::ok();
   }
 
-  // An update's routing key: its cache partition when the target is in the current streaming
-  // partition, cache_keys + its streaming partition otherwise. A value type taken by the routing
-  // loops, whose fields stay in registers (read through `this`, plan_.cache_shift was reloaded for
-  // every update: the counters' 32-bit stores might alias it).
-  struct KeyOf {
-    std::uint64_t base;
-    std::uint64_t count;
-    unsigned cache_shift;
-    std::uint64_t cache_keys;
-    std::uint64_t partition_size;
-    std::uint64_t partition_magic;
-
-    std::uint32_t operator()(VertexId target) const {
-      const std::uint64_t local = static_cast<std::uint64_t>(target) - base;
-      if (local < count) return static_cast<std::uint32_t>(local >> cache_shift);
-      return static_cast<std::uint32_t>(cache_keys + MemoryPlan::divide(target, partition_size, partition_magic));
+  // A keyed stream is scattered by key unless the program says this superstep's updates do not go
+  // to the edges' destinations (PageRank's degree count): they would all be strays (correct, slower).
+  bool keyed_scatter_pays(std::uint32_t s, ScatterMode mode) const {
+    if constexpr (ProgramWithTargets<P>) {
+      if (mode.forward) return program_.emits_to_destination(s);
     }
+    return true;
+  }
+
+  // Part of one key's records in a piece of a keyed segment: records [lo, hi) of the segment. A
+  // key's records are cut into chunks so that a key holding most of a piece (rmat: most edges go to
+  // partition 0) is scattered by every worker.
+  struct KeyedChunk {
+    std::uint32_t key;
+    std::uint32_t lo;
+    std::uint32_t hi;
+    std::uint32_t emitted = 0;  // updates to the key's vertices (the chunk's output from its start)
+    std::uint32_t strays = 0;   // updates elsewhere (stored backwards from the end of its output)
   };
+  // One key's chunks: keyed_chunks_[first, last).
+  struct KeyedGroup {
+    std::uint32_t key;
+    std::uint32_t first;
+    std::uint32_t last;
+    std::uint32_t records;
+  };
+
+  // The records of a run of keyed stream `index` (records from `first` on), piece by piece: the
+  // part of the run inside one segment.
+  Status scatter_keyed_run(std::span<const std::byte> run, std::uint64_t first, std::uint32_t s, ScatterMode mode,
+                           const KeyedStreamIndex& index, const File& file) {
+    const std::size_t rs = edge_record_size(program_edge_type());
+    const std::uint64_t S = index.segment_records();
+    const std::uint64_t end = first + run.size() / rs;
+    for (std::uint64_t r = first; r < end;) {
+      const std::uint64_t segment = r / S;
+      const std::uint64_t segment_first = segment * S;
+      const std::uint64_t size = segment < index.segments() ? index.ends(segment)[keys_ - 1] : 0;
+      if (r - segment_first >= size) {
+        return corruption("edge stream " + file.path() + " has a record " + std::to_string(r) +
+                          " its segment index does not cover (damaged scratch data)");
+      }
+      const std::uint64_t piece_end = std::min(end, segment_first + size);
+      ES_RETURN_IF_ERROR(scatter_keyed_piece(run.data() + (r - first) * rs, r - segment_first, piece_end - segment_first,
+                                             index.ends(segment), r, s, mode, file));
+      r = piece_end;
+    }
+    return Status::ok();
+  }
+
+  // Records [lo, hi) of a keyed segment (at `records`; the first is stream record `first_record`)
+  // whose key ends are `ends`. First every chunk of a key's records is scattered into its part of
+  // one output (worker 0's routing buffer, E entries per record: updates to the key's vertices from
+  // the front, others backwards from the back); then each key is one task, which applies (local
+  // key) or spills (remote key) its chunks' updates: a key appears once in a segment, so no two
+  // tasks apply to the same cache partition or append to the same stream. The others are routed
+  // last. A record whose reading end is outside the partition, or whose other end is outside its
+  // key, is damaged scratch data (a `none` codec stream has no checksum).
+  Status scatter_keyed_piece(const std::byte* records, std::uint64_t lo, std::uint64_t hi, std::span<const std::uint32_t> ends,
+                             std::uint64_t first_record, std::uint32_t s, ScatterMode mode, const File& file) {
+    const EdgeFileType type = program_edge_type();
+    const std::size_t rs = edge_record_size(type);
+    constexpr std::size_t E = P::kMaxEmitsPerEdge;
+    const std::size_t T = workers_.size();
+    // Chunks of at most a 4T-th of the piece (and at least kMinKeyedChunk records).
+    const std::uint64_t chunk = std::max<std::uint64_t>(kMinKeyedChunk, (hi - lo + 4 * T - 1) / (4 * T));
+    keyed_chunks_.clear();
+    keyed_groups_.clear();
+    for (std::size_t k = 0; k < keys_; ++k) {
+      const std::uint64_t b = std::max<std::uint64_t>(k == 0 ? 0 : ends[k - 1], lo);
+      const std::uint64_t e = std::min<std::uint64_t>(ends[k], hi);
+      if (b >= e) continue;
+      const auto key = static_cast<std::uint32_t>(k);
+      const auto first = static_cast<std::uint32_t>(keyed_chunks_.size());
+      for (std::uint64_t c = b; c < e; c += chunk) {
+        keyed_chunks_.push_back(KeyedChunk{key, static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(std::min(e, c + chunk))});
+      }
+      keyed_groups_.push_back(KeyedGroup{key, first, static_cast<std::uint32_t>(keyed_chunks_.size()), static_cast<std::uint32_t>(e - b)});
+    }
+    // Tasks by size, largest first: the last tasks of each step are then short.
+    keyed_order_.resize(keyed_chunks_.size());
+    std::iota(keyed_order_.begin(), keyed_order_.end(), 0U);
+    std::stable_sort(keyed_order_.begin(), keyed_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return keyed_chunks_[a].hi - keyed_chunks_[a].lo > keyed_chunks_[b].hi - keyed_chunks_[b].lo;
+    });
+    Entry* const out = workers_[0].routed.data();
+    for (Worker& w : workers_) w.bad_record = UINT64_MAX;
+    const Vertex* st = states();
+    pool_->run(keyed_order_.size(), [&](std::size_t task, unsigned worker) {
+      KeyedChunk& c = keyed_chunks_[keyed_order_[task]];
+      Worker& w = workers_[worker];
+      const std::pair<std::uint64_t, std::uint64_t> range = key_range(c.key);
+      const std::uint64_t target_lo = range.first;  // (not a structured binding: lambdas capture it)
+      const std::uint64_t target_count = range.second;
+      Entry* const mine = out + (c.lo - lo) * E;
+      Entry* const last = out + (c.hi - lo) * E;  // strays are stored at last[-1], last[-2], ...
+      std::size_t k = 0;
+      std::size_t strays = 0;
+      auto emit = [&](VertexId target, const Update& u) {
+        if (static_cast<std::uint64_t>(target) - target_lo < target_count) {
+          mine[k++] = Entry{target, u};
+        } else {
+          *(last - ++strays) = Entry{target, u};
+        }
+      };
+      const std::uint64_t base = base_;
+      const std::uint64_t count = count_;
+      const std::byte* const at = records - lo * rs;  // record i of the segment at at + i * rs
+      for (std::uint64_t i = c.lo; i < c.hi; ++i) {
+        if (i + kStreamPrefetchDistance < c.hi) {
+          const Edge ahead = decode_edge(at + (i + kStreamPrefetchDistance) * rs, type);
+          const std::uint64_t from = (mode.forward ? ahead.src : ahead.dst) - base;
+          if (from < count) __builtin_prefetch(st + from);
+        }
+        const Edge e = decode_edge(at + i * rs, type);
+        const VertexId reader = mode.forward ? e.src : e.dst;
+        const VertexId other = mode.forward ? e.dst : e.src;
+        if (static_cast<std::uint64_t>(reader) - base >= count || static_cast<std::uint64_t>(other) - target_lo >= target_count) {
+          if (first_record + (i - lo) < w.bad_record) {
+            w.bad_record = first_record + (i - lo);
+            w.bad_edge = e;
+          }
+          break;
+        }
+        if (mode.forward) program_.scatter(st[e.src - base], e, s, emit);
+        if constexpr (kReverse) {
+          if (mode.reverse) program_.scatter_reverse(st[e.dst - base], e, s, emit);
+        }
+      }
+      c.emitted = static_cast<std::uint32_t>(k);
+      c.strays = static_cast<std::uint32_t>(strays);
+    });
+    std::uint64_t bad = UINT64_MAX;
+    Edge bad_edge{};
+    for (const Worker& w : workers_) {
+      if (w.bad_record < bad) {
+        bad = w.bad_record;
+        bad_edge = w.bad_edge;
+      }
+    }
+    if (bad != UINT64_MAX) {
+      return corruption("edge stream " + file.path() + " record " + std::to_string(bad) + " (byte offset " +
+                        std::to_string(bad * rs) + " of the decoded stream) has edge " + std::to_string(bad_edge.src) +
+                        " -> " + std::to_string(bad_edge.dst) + " outside partition " + std::to_string(partition_) +
+                        " or its segment's group (damaged scratch data)");
+    }
+    for (Worker& w : workers_) {
+      w.changed = 0;
+      w.spilled = 0;
+    }
+    std::stable_sort(keyed_groups_.begin(), keyed_groups_.end(),
+                     [](const KeyedGroup& a, const KeyedGroup& b) { return a.records > b.records; });
+    Vertex* const apply_to = states();
+    pool_->run(keyed_groups_.size(), [&](std::size_t g, unsigned worker) {
+      const KeyedGroup& group = keyed_groups_[g];
+      Worker& me = workers_[worker];
+      auto for_each_run = [&](auto&& run) {
+        for (std::uint32_t i = group.first; i < group.last; ++i) run(out + (keyed_chunks_[i].lo - lo) * E, keyed_chunks_[i].emitted);
+      };
+      if (group.key < cache_keys_) {
+        std::uint64_t changed = 0;
+        const std::uint64_t base = base_;
+        for_each_run([&](const Entry* data, std::size_t n) {
+          for (std::size_t i = 0; i < n; ++i) changed += program_.gather(data[i].target, apply_to[data[i].target - base], data[i].value, s) ? 1 : 0;
+        });
+        me.changed += changed;
+      } else {
+        spill_runs(group.key - cache_keys_, me, for_each_run);
+      }
+    });
+    std::uint64_t emitted = 0;
+    std::uint64_t local = 0;
+    std::uint64_t strays = 0;
+    for (const KeyedChunk& c : keyed_chunks_) {
+      emitted += c.emitted;
+      if (c.key < cache_keys_) local += c.emitted;
+      strays += c.strays;
+    }
+    current_.emitted += emitted;
+    current_.in_memory += local;
+    for (Worker& w : workers_) {
+      ES_RETURN_IF_ERROR(w.error);
+      current_.changed += w.changed;
+      current_.spilled += w.spilled;
+    }
+    if (strays == 0) return Status::ok();
+    // The others, in record order (keyed_chunks_ is by key, each key's chunks by record; each
+    // chunk's strays in emit order), shared out to the workers' batches and routed as scatter_run's are.
+    std::size_t t = 0;
+    std::size_t placed = 0;
+    for (Worker& w : workers_) w.emitted_count = 0;
+    for (const KeyedChunk& c : keyed_chunks_) {
+      const Entry* const last = out + (c.hi - lo) * E;
+      for (std::size_t j = 1; j <= c.strays; ++j) {
+        while (placed >= strays * (t + 1) / T) ++t;
+        Worker& w = workers_[t];
+        w.emitted[w.emitted_count++] = *(last - j);
+        ++placed;
+      }
+    }
+    return route_and_apply(s, /*count_emitted=*/true);
+  }
+
+  // The vertices whose updates have key k: [first, first + count).
+  std::pair<std::uint64_t, std::uint64_t> key_range(std::uint64_t k) const {
+    if (k < cache_keys_) {
+      const std::uint64_t begin = k << plan_.cache_shift;
+      return {base_ + begin, std::min<std::uint64_t>(count_, (k + 1) << plan_.cache_shift) - std::min(count_, begin)};
+    }
+    const std::uint64_t q = k - cache_keys_;
+    if (q == partition_) return {0, 0};  // the partition's own vertices have cache keys
+    const std::uint64_t begin = q * plan_.partition_size;
+    return {begin, std::min<std::uint64_t>(graph_.vertices - begin, plan_.partition_size)};
+  }
+
+  // An update's routing key (core/keyed_segments.hpp): its cache partition when the target is in the
+  // current streaming partition, cache_keys + its streaming partition otherwise. A value type taken
+  // by the routing loops, whose fields stay in registers (read through `this`, plan_.cache_shift was
+  // reloaded for every update: the counters' 32-bit stores might alias it).
+  using KeyOf = DestinationKey;
   KeyOf key_of() const {
     return KeyOf{base_, count_, plan_.cache_shift, cache_keys_, plan_.partition_size, plan_.partition_magic};
   }
@@ -1065,9 +1275,18 @@ class Engine : private EngineBase {
     return Status::ok();
   }
 
-  // Appends every task's updates for partition q to q's stream, combining per target first when
-  // the program allows (a direct-mapped table: hot targets of skewed graphs collapse).
+  // Appends every task's routed updates of `key` (remote partition q) to q's stream.
   void spill(std::uint64_t q, std::size_t key, Worker& me) {
+    spill_runs(q, me, [&](auto&& run) {
+      for (const Worker& w : workers_) run(w.routed.data() + w.offsets[key - 1], w.offsets[key] - w.offsets[key - 1]);
+    });
+  }
+
+  // Appends the updates for partition q that for_each_run(run) hands to run(data, n) to q's stream,
+  // combining per target first when the program allows (a direct-mapped table: hot targets of
+  // skewed graphs collapse). Only one task at a time spills to a given q.
+  template <typename ForEachRun>
+  void spill_runs(std::uint64_t q, Worker& me, ForEachRun&& for_each_run) {
     FramedWriter& writer = *writers_[set_out_][q];
     auto append = [&](const Entry* data, std::size_t n) {
       if (n == 0 || !me.error.is_ok()) return;
@@ -1075,15 +1294,12 @@ class Engine : private EngineBase {
       Status status = writer.append(std::span(reinterpret_cast<const std::byte*>(data), n * sizeof(Entry)), *me.frame_scratch);
       if (!status.is_ok()) me.error = status;
     };
-    std::size_t total = 0;
-    for (const Worker& w : workers_) total += w.offsets[key] - w.offsets[key - 1];
-    if (total == 0) return;
     if constexpr (!P::kCombinable) {
-      for (const Worker& w : workers_) {
-        const std::uint32_t begin = w.offsets[key - 1];
-        append(w.routed.data() + begin, w.offsets[key] - begin);
-      }
+      for_each_run([&](const Entry* data, std::size_t n) { append(data, n); });
     } else {
+      std::size_t total = 0;
+      for_each_run([&](const Entry*, std::size_t n) { total += n; });
+      if (total == 0) return;
       if (++me.combiner_stamp == 0) {
         for (auto& slot : me.combiner) slot.stamp = 0;
         me.combiner_stamp = 1;
@@ -1098,9 +1314,9 @@ class Engine : private EngineBase {
           me.staging.clear();
         }
       };
-      for (const Worker& w : workers_) {
-        for (std::uint32_t i = w.offsets[key - 1]; i < w.offsets[key]; ++i) {
-          const Entry& e = w.routed[i];
+      for_each_run([&](const Entry* data, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+          const Entry& e = data[i];
           const std::uint32_t index = (e.target * 0x9E3779B1U) >> (32 - bits);
           CombinerSlot& slot = me.combiner[index];
           if (slot.stamp == stamp && slot.entry.target == e.target) {
@@ -1115,7 +1331,7 @@ class Engine : private EngineBase {
             slot.stamp = stamp;
           }
         }
-      }
+      });
       // Flush only the slots this call used.
       for (const std::uint32_t index : me.touched) stage(me.combiner[index].entry);
       me.touched.clear();
@@ -1126,6 +1342,11 @@ class Engine : private EngineBase {
 
   P program_;
   std::vector<Worker> workers_;
+  // scatter_keyed_piece's tasks: chunks of keys' records, the keys, the chunks by size.
+  static constexpr std::uint64_t kMinKeyedChunk = 1024;
+  std::vector<KeyedChunk> keyed_chunks_;
+  std::vector<KeyedGroup> keyed_groups_;
+  std::vector<std::uint32_t> keyed_order_;
 };
 
 /// Runs `program` on `graph` with `options`; `visit` receives the final states.

@@ -77,6 +77,7 @@ Status EngineBase::plan_run(MemoryPlanInput input) {
   input.input_frame_bytes = graph_.framed() ? graph_.frame_bytes : 0;  // a compressed input's decoding slots
   input.grid_record_bytes = program_edge_type() == EdgeFileType::kWeighted ? 8 : 4;
   input.source_bytes = traits_.source_bytes;
+  input.stream_record_bytes = edge_record_size(program_edge_type());
   input.baseline_rss = current_rss_bytes();
   // Volumes (core/volume_set.hpp, docs/volumes.md): resolved (and the --*_disk placement checked)
   // before planning, because a stream striped over several volumes keeps each volume's depth in
@@ -171,6 +172,40 @@ Status EngineBase::split_input() {
   std::vector<std::uint64_t> bad(T);
   std::vector<Edge> bad_edges(T);
   std::vector<Status> errors(T);
+  // Keyed streams (core/keyed_segments.hpp): stream i (forward streams 0..K-1, then the reverse
+  // ones) collects a segment, grouped into its task's sorted copy and appended when full.
+  const std::uint64_t S = plan_.segment_records;
+  const bool keyed = S > 0;
+  const std::uint64_t streams = K_ * (traits_.reverse_edges ? 2 : 1);
+  // Records in each stream's segment, in one vector per task (stream i belongs to task i % K % T):
+  // the tasks' counters apart, not sharing cache lines.
+  std::vector<std::vector<std::uint64_t>> segment_fill(keyed ? T : 0, std::vector<std::uint64_t>(streams));
+  std::vector<DestinationKey> stream_keys;
+  std::vector<std::vector<std::uint32_t>> task_ends(keyed ? T : 0, std::vector<std::uint32_t>(keys_));
+  if (keyed) {
+    edge_index_.assign(K_, KeyedStreamIndex(S, keys_));
+    if (traits_.reverse_edges) redge_index_.assign(K_, KeyedStreamIndex(S, keys_));
+    for (std::uint64_t i = 0; i < streams; ++i) {
+      const std::uint64_t q = i % K_;
+      const std::uint64_t first = q * plan_.partition_size;
+      stream_keys.push_back(DestinationKey{first, std::min<std::uint64_t>(graph_.vertices - first, plan_.partition_size),
+                                           plan_.cache_shift, cache_keys_, plan_.partition_size, plan_.partition_magic});
+    }
+  }
+  // The segments: in the vertex state buffer (not touched before the first superstep) when they fit.
+  AlignedBuffer own_segments;
+  if (keyed && (streams + T) * S * stream_rs > state_.size()) own_segments = AlignedBuffer((streams + T) * S * stream_rs);
+  std::byte* const segment_memory = own_segments.size() > 0 ? own_segments.data() : state_.data();
+  const std::uint64_t segment_bytes = S * stream_rs;
+  auto segment_of = [segment_memory, segment_bytes](std::uint64_t stream) { return segment_memory + stream * segment_bytes; };
+  // Groups stream i's segment of n records into `sorted` (S records of room) and records its key
+  // ends (`ends`: keys_ entries of scratch); returns the grouped records, to be appended.
+  auto group = [&](std::uint64_t i, std::uint64_t n, std::byte* sorted, std::vector<std::uint32_t>& ends) {
+    const bool reverse = i >= K_;
+    group_segment(segment_of(i), n, stream_rs, reverse ? 0 : sizeof(VertexId), stream_keys[i], sorted, ends);
+    (reverse ? redge_index_ : edge_index_)[i % K_].add_segment(ends);
+    return std::span<const std::byte>(sorted, n * stream_rs);
+  };
   {
     ES_ASSIGN_OR_RETURN(auto reader, open_input());
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + graph_.edge_path.string(),
@@ -190,9 +225,25 @@ Status EngineBase::split_input() {
         const EdgeFileType input_type = graph_.type;
         auto mine = [&](std::uint64_t q) { return q % T == t; };
         // Only a failure is assigned: moving an ok Status per record costs a string move (~4% of a split).
-        auto append = [&](FramedWriter& writer, const std::byte* bytes) {
-          Status status = writer.append(std::span<const std::byte>(bytes, stream_rs), scratch);
+        auto append_bytes = [&](FramedWriter& writer, const std::byte* bytes, std::size_t size) {
+          Status status = writer.append(std::span<const std::byte>(bytes, size), scratch);
           if (!status.is_ok()) error = std::move(status);
+        };
+        std::byte* const sorted = keyed ? segment_of(streams + t) : nullptr;
+        // Stream i's record: appended, or (keyed) added to its segment, which is grouped and appended when full.
+        std::uint64_t* const fill = keyed ? segment_fill[t].data() : nullptr;
+        auto append = [&](std::uint64_t i, FramedWriter& writer, const std::byte* bytes) {
+          if (!keyed) return append_bytes(writer, bytes, stream_rs);
+          std::byte* const to = segment_of(i) + fill[i] * stream_rs;
+          if (stream_rs == 8) {
+            std::memcpy(to, bytes, 8);
+          } else {
+            std::memcpy(to, bytes, 12);
+          }
+          if (++fill[i] < S) return;
+          fill[i] = 0;
+          const std::span<const std::byte> grouped = group(i, S, sorted, task_ends[t]);
+          append_bytes(writer, grouped.data(), grouped.size());
         };
         for (std::size_t i = 0; i < n && error.is_ok(); ++i) {
           const std::byte* record = run.data() + i * rs;
@@ -208,12 +259,12 @@ Status EngineBase::split_input() {
             encode_edge(converted, e, stream_type);
             record = converted;
           }
-          if (mine(qs)) append(*writers[qs], record);
+          if (mine(qs)) append(qs, *writers[qs], record);
           if (undirected && mine(qd) && error.is_ok()) {
             encode_edge(reversed, Edge{e.dst, e.src, e.weight}, stream_type);
-            append(*writers[qd], reversed);
+            append(qd, *writers[qd], reversed);
           }
-          if (reverse_edges && mine(qd) && error.is_ok()) append(*reverse_writers[qd], record);
+          if (reverse_edges && mine(qd) && error.is_ok()) append(K_ + qd, *reverse_writers[qd], record);
         }
       });
       for (std::size_t t = 0; t < T; ++t) ES_RETURN_IF_ERROR(errors[t]);
@@ -226,6 +277,12 @@ Status EngineBase::split_input() {
   edge_stored_.resize(K_);
   redge_bytes_.resize(K_);
   redge_stored_.resize(K_);
+  for (std::uint64_t i = 0; keyed && i < streams; ++i) {  // each keyed stream's last, partial segment
+    const std::uint64_t n = segment_fill[i % K_ % T][i];
+    if (n == 0) continue;
+    FramedWriter& writer = i >= K_ ? *reverse_writers[i % K_] : *writers[i % K_];
+    ES_RETURN_IF_ERROR(writer.append(group(i, n, segment_of(streams), task_ends[0]), frame_scratch_[0]));
+  }
   FrameScratch& scratch = frame_scratch_[0];
   for (std::uint64_t q = 0; q < K_; ++q) {
     ES_RETURN_IF_ERROR(writers[q]->finish(scratch));

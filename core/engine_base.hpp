@@ -18,6 +18,7 @@
 #include "core/engine_options.hpp"
 #include "core/grid_codec.hpp"
 #include "core/grid_window_reader.hpp"
+#include "core/keyed_segments.hpp"
 #include "core/memory_plan.hpp"
 #include "core/run_stats.hpp"
 #include "core/thread_pool.hpp"
@@ -223,6 +224,10 @@ class EngineBase {
   std::vector<File> edge_files_;
   std::vector<std::uint64_t> edge_bytes_;     // raw (decoded) bytes per edge stream
   std::vector<std::uint64_t> edge_stored_;    // bytes in the file (frames when compressed)
+  // Keyed streams (plan_.segment_records > 0): where each key's records end in every segment of
+  // each forward / reverse edge stream (core/keyed_segments.hpp); empty otherwise.
+  std::vector<KeyedStreamIndex> edge_index_;
+  std::vector<KeyedStreamIndex> redge_index_;
   std::vector<File> redge_files_;            // reverse-edge programs: edges by destination
   std::vector<std::uint64_t> redge_bytes_;
   std::vector<std::uint64_t> redge_stored_;

@@ -55,6 +55,9 @@ struct EngineOptions {
   bool cache_edges = true;                             // keep the input in memory when K = 1 and it fits
   bool edge_grid = true;                               // and regroup it by block pairs (core/block_schedule.hpp)
   bool compact_grid = true;                            // grid records as block-local ids (--full_grid_records: off)
+  // K > 1: records per segment of the keyed edge streams (--segment_records; core/keyed_segments.hpp);
+  // UINT64_MAX = planned (the batch size), 0 = edge streams in input order.
+  std::uint64_t segment_records = UINT64_MAX;
   std::uint64_t grid_window = 64ULL << 20;             // largest window of the on-disk grid (--grid_window)
   DiskGrid disk_grid = DiskGrid::kAuto;                // --disk_grid
   GridCodec grid_codec = GridCodec::kAuto;             // --grid_codec

@@ -20,6 +20,9 @@ namespace edgestream {
 namespace {
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+// Keyed edge streams need segments of at least this many records (smaller ones: more parallel steps
+// per edge than routing the updates costs).
+constexpr std::uint64_t kMinSegmentRecords = 1024;
 constexpr std::uint64_t kMinWriteChunk = 64 * 1024;
 constexpr std::uint64_t kCombinerSlots = 4096;
 // Allowance for what the plan cannot see exactly: allocator slack, thread stacks, small vectors.
@@ -98,6 +101,7 @@ std::string MemoryPlan::describe() const {
     << " + worker buffers " << mib(worker_bytes) << " + edges kept in memory " << mib(edge_cache_bytes)
     << " + codec buffers " << mib(codec_bytes)
     << (grid_window_bytes > 0 ? " + edge grid on disk (windows, counters) " : " + edge grid (while built) ") << mib(grid_bytes)
+    << " + keyed stream index " << mib(segment_index_bytes) << " + split segments beyond the state " << mib(segment_split_bytes)
     << " (estimated peak " << mib(estimated_peak()) << ")";
   return s.str();
 }
@@ -306,8 +310,34 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     }
     return plan;
   };
+  // K > 1: keyed edge streams, with segments of a batch (the scatter's per-step output buffer holds
+  // one segment's updates) or fewer records when the budget asks for it; none when even
+  // kMinSegmentRecords do not fit (the split's segments beyond the state buffer, and the index).
+  const auto with_keyed_streams = [&](MemoryPlan plan) {
+    if (plan.partitions <= 1 || options.segment_records == 0 || input.edges == 0) return plan;
+    const std::uint64_t rs = input.stream_record_bytes;
+    const std::uint64_t buffers = plan.partitions * input.split_streams + threads;
+    // Every stream's records: each edge once, or twice (undirected: both ways; reverse edges: by
+    // source and by destination); each stream's last segment may be partial.
+    const std::uint64_t records = input.edges * directions;
+    const std::uint64_t streams = plan.partitions * input.split_streams;
+    const std::uint64_t keys = plan.cache_partitions + plan.partitions;
+    std::uint64_t segment = std::min(plan.batch_records, options.segment_records);
+    for (; segment >= std::min(kMinSegmentRecords, options.segment_records); segment /= 2) {
+      const std::uint64_t split = buffers * segment * rs;
+      const std::uint64_t index = (records / segment + streams) * keys * 4;
+      const std::uint64_t beyond_state = split > plan.state_bytes ? split - plan.state_bytes : 0;
+      if (plan.estimated_peak() + index + beyond_state <= plan.budget) {
+        plan.segment_records = segment;
+        plan.segment_index_bytes = index;
+        plan.segment_split_bytes = beyond_state;
+        break;
+      }
+    }
+    return plan;
+  };
   if (options.forced_partitions > 0) {
-    if (auto plan = try_partitions(options.forced_partitions)) return with_edge_cache(*plan);
+    if (auto plan = try_partitions(options.forced_partitions)) return with_keyed_streams(with_edge_cache(*plan));
   } else {
     std::uint64_t previous = 0;
     for (std::uint64_t k = 1;; k *= 2) {
@@ -326,7 +356,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
             lo = mid + 1;
           }
         }
-        return with_edge_cache(best);
+        return with_keyed_streams(with_edge_cache(best));
       }
       if (wanted == vertices) break;
       previous = wanted;

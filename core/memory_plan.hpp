@@ -31,6 +31,7 @@ struct MemoryPlanInput {
   // GridLayout) and the program's per-vertex Source (0 = none): what an on-disk grid costs.
   std::size_t grid_record_bytes = 4;
   std::size_t source_bytes = 0;
+  std::size_t stream_record_bytes = 8;   // bytes of one K > 1 edge stream record (8, or 12 with the weight)
   std::uint64_t planned_supersteps = 0;  // known in advance (fixed iteration counts); 0 = not known
 };
 
@@ -70,9 +71,19 @@ struct MemoryPlan {
   std::size_t grid_record_bytes = 0;    // bytes per edge in the built grid (set by the engine when it builds it)
   std::uint64_t grid_file_bytes = 0;    // the on-disk grid as built (its windows, padded; its file's size unless kept in memory as built)
   GridCodec grid_codec = GridCodec::kNone;  // the on-disk grid's codec (--grid_codec, auto resolved)
+  // K > 1, keyed edge streams (core/keyed_segments.hpp): each edge stream is cut into segments of
+  // segment_records records, each grouped by its records' destination key (the destination's cache
+  // partition when it lies in the stream's partition, cache_partitions + its partition otherwise), so
+  // the scatter emits updates already grouped by key. 0 = streams in input order.
+  // segment_index_bytes: every segment's key ends (4 bytes per key), kept for the whole run.
+  // segment_split_bytes: what the split pass's segments (one per stream it writes, one sorted copy
+  // per thread) take beyond the vertex state buffer, which is not touched before the first superstep.
+  std::uint64_t segment_records = 0;
+  std::uint64_t segment_index_bytes = 0;
+  std::uint64_t segment_split_bytes = 0;
   std::uint64_t estimated_peak() const {
     return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes + codec_bytes +
-           grid_bytes;
+           grid_bytes + segment_index_bytes + segment_split_bytes;
   }
   std::uint64_t partition_vertices() const { return partition_size; }
   /// The streaming partition holding vertex v: v / partition_size, computed with one multiply

@@ -76,6 +76,56 @@ TEST_CASE("autotuned plans fit the budget and use the fewest partitions that fit
   CHECK(previous_k > 1);
 }
 
+TEST_CASE("K > 1: keyed stream segments and their key ends are in the plan, within the budget", "[memory_plan]") {
+  EngineOptions options;
+  options.threads = 2;
+  options.physical_memory = 96ULL << 20;
+  MemoryPlanInput in = input(16ULL << 20);  // rmat24's vertices and edges
+  in.edges = 268435456;
+  in.stream_record_bytes = 8;
+  const auto plan = plan_memory(in, options);
+  REQUIRE(plan.has_value());
+  INFO(plan->describe());
+  REQUIRE(plan->partitions > 1);
+  CHECK(plan->estimated_peak() <= options.physical_memory);
+  CHECK(plan->segment_records == plan->batch_records);
+  const std::uint64_t keys = plan->cache_partitions + plan->partitions;
+  CHECK(plan->segment_index_bytes == (in.edges / plan->segment_records + plan->partitions) * keys * 4);
+  // The split's segments (one per stream, one sorted copy per thread) fit the state buffer here.
+  CHECK((plan->partitions + 2) * plan->segment_records * 8 <= plan->state_bytes);
+  CHECK(plan->segment_split_bytes == 0);
+
+  options.segment_records = 0;  // input order
+  const auto unkeyed = plan_memory(in, options);
+  REQUIRE(unkeyed.has_value());
+  CHECK(unkeyed->segment_records == 0);
+  CHECK(unkeyed->segment_index_bytes == 0);
+  CHECK(unkeyed->partitions == plan->partitions);
+
+  // 1000-record segments: 73 MB of key ends, more than this budget leaves: none; at 1G they fit.
+  options.segment_records = 1000;
+  const auto small = plan_memory(in, options);
+  REQUIRE(small.has_value());
+  CHECK(small->segment_records == 0);
+  CHECK(small->estimated_peak() <= options.physical_memory);
+  EngineOptions roomy = options;
+  roomy.physical_memory = std::uint64_t{1} << 30;
+  roomy.forced_partitions = 4;
+  const auto fits = plan_memory(in, roomy);
+  REQUIRE(fits.has_value());
+  CHECK(fits->segment_records == 1000);
+  CHECK(fits->segment_index_bytes == (in.edges / 1000 + 4) * (fits->cache_partitions + 4) * 4);
+  CHECK(fits->estimated_peak() <= roomy.physical_memory);
+
+  // Key ends that cannot fit (2^36 edges: ~270 MB of them at any segment size): input order.
+  options.segment_records = UINT64_MAX;
+  in.edges = std::uint64_t{1} << 36;
+  const auto huge = plan_memory(in, options);
+  REQUIRE(huge.has_value());
+  CHECK(huge->segment_records == 0);
+  CHECK(huge->estimated_peak() <= options.physical_memory);
+}
+
 TEST_CASE("one partition: the in-memory grid of block-local records needs grid_record_bytes + 2 per edge, then its records", "[memory_plan]") {
   EngineOptions options;
   options.threads = 2;

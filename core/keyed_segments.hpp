@@ -1,0 +1,71 @@
+// Keyed edge streams (K > 1): each partition's edge stream is cut into segments of S records, and
+// the records of a segment are grouped by the key of the vertex their updates go to (the record's
+// destination in a forward stream, its source in a reverse-edge stream): the vertex's cache
+// partition when it lies in the stream's own partition, cache_keys + its partition otherwise.
+// The split pass groups each segment once (group_segment) and keeps where each key's records end
+// (KeyedStreamIndex); every superstep's scatter then emits its updates already grouped by key, so
+// they are applied or spilled without the counting sort that routes updates in input order
+// (Engine::scatter_keyed_piece). The records themselves are unchanged, only their order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "core/memory_plan.hpp"
+#include "io/graph_format.hpp"
+
+namespace edgestream {
+
+/// An update's (or a keyed record's) key relative to the streaming partition [base, base + count):
+/// its cache partition when inside, cache_keys + its streaming partition otherwise. A value type
+/// whose fields stay in registers in the loops that call it.
+struct DestinationKey {
+  std::uint64_t base;
+  std::uint64_t count;
+  unsigned cache_shift;
+  std::uint64_t cache_keys;
+  std::uint64_t partition_size;
+  std::uint64_t partition_magic;
+
+  std::uint32_t operator()(VertexId target) const {
+    const std::uint64_t local = static_cast<std::uint64_t>(target) - base;
+    if (local < count) return static_cast<std::uint32_t>(local >> cache_shift);
+    return static_cast<std::uint32_t>(cache_keys + MemoryPlan::divide(target, partition_size, partition_magic));
+  }
+};
+
+/// Where each key's records end in every segment of one keyed stream: segment s's ends are
+/// ends(s)[k] = its records of keys 0..k (so its key k records are [ends(s)[k-1], ends(s)[k]), and
+/// ends(s)[keys - 1] = the segment's size). Segments hold segment_records records, the last fewer.
+class KeyedStreamIndex {
+ public:
+  KeyedStreamIndex() = default;
+  KeyedStreamIndex(std::uint64_t segment_records, std::uint64_t keys) : segment_records_(segment_records), keys_(keys) {}
+
+  /// Appends the next segment's ends (keys() entries, non-decreasing).
+  void add_segment(std::span<const std::uint32_t> ends) { ends_.insert(ends_.end(), ends.begin(), ends.end()); }
+  /// Segment s's ends; s < segments().
+  std::span<const std::uint32_t> ends(std::uint64_t s) const {
+    return std::span<const std::uint32_t>(ends_.data() + s * keys_, keys_);
+  }
+  std::uint64_t segments() const { return keys_ == 0 ? 0 : ends_.size() / keys_; }
+  std::uint64_t segment_records() const { return segment_records_; }
+  std::uint64_t keys() const { return keys_; }
+
+ private:
+  std::uint64_t segment_records_ = 0;
+  std::uint64_t keys_ = 0;
+  std::vector<std::uint32_t> ends_;
+};
+
+/// Copies the n records of `in` (record_bytes each: 8 or 12, an edge stream's records) to `out`
+/// grouped by key(the vertex id at byte `vertex_offset` of the record: 4 = destination, 0 = source),
+/// keeping their order within a key, and sets ends as KeyedStreamIndex describes (ends.size() keys;
+/// every key must be below it). `in` and `out` must not overlap; n < 2^32.
+void group_segment(const std::byte* in, std::size_t n, std::size_t record_bytes, std::size_t vertex_offset,
+                   const DestinationKey& key, std::byte* out, std::span<std::uint32_t> ends);
+
+}  // namespace edgestream
