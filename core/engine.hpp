@@ -944,20 +944,8 @@ class Engine : private EngineBase {
         }
         w.emitted_count = k;
       });
-      std::uint64_t bad = UINT64_MAX;
-      Edge bad_edge{};
-      for (const Worker& w : workers_) {
-        if (w.bad_record < bad) {
-          bad = w.bad_record;
-          bad_edge = w.bad_edge;
-        }
-      }
-      if (bad != UINT64_MAX && scratch != nullptr) {
-        return corruption("edge stream " + scratch->path() + " record " + std::to_string(bad) + " (byte offset " +
-                          std::to_string(bad * rs) + " of the decoded stream) has edge " + std::to_string(bad_edge.src) +
-                          " -> " + std::to_string(bad_edge.dst) + " outside partition " + std::to_string(partition_) +
-                          " (damaged scratch data)");
-      }
+      const auto [bad, bad_edge] = earliest_bad_record();
+      if (bad != UINT64_MAX && scratch != nullptr) return damaged_edge_record(*scratch, bad, bad_edge, rs, "");
       if (bad != UINT64_MAX) return invalid_edge_error(graph_, bad, bad_edge, P::kNonNegativeWeights);
       ES_RETURN_IF_ERROR(route_and_apply(s, /*count_emitted=*/true));
     }
@@ -1096,20 +1084,8 @@ class Engine : private EngineBase {
       c.emitted = static_cast<std::uint32_t>(k);
       c.strays = static_cast<std::uint32_t>(strays);
     });
-    std::uint64_t bad = UINT64_MAX;
-    Edge bad_edge{};
-    for (const Worker& w : workers_) {
-      if (w.bad_record < bad) {
-        bad = w.bad_record;
-        bad_edge = w.bad_edge;
-      }
-    }
-    if (bad != UINT64_MAX) {
-      return corruption("edge stream " + file.path() + " record " + std::to_string(bad) + " (byte offset " +
-                        std::to_string(bad * rs) + " of the decoded stream) has edge " + std::to_string(bad_edge.src) +
-                        " -> " + std::to_string(bad_edge.dst) + " outside partition " + std::to_string(partition_) +
-                        " or its segment's group (damaged scratch data)");
-    }
+    const auto [bad, bad_edge] = earliest_bad_record();
+    if (bad != UINT64_MAX) return damaged_edge_record(file, bad, bad_edge, rs, " or its segment's key");
     for (Worker& w : workers_) {
       w.changed = 0;
       w.spilled = 0;
@@ -1177,6 +1153,24 @@ class Engine : private EngineBase {
     if (q == partition_) return {0, 0};  // the partition's own vertices have cache keys
     const std::uint64_t begin = q * plan_.partition_size;
     return {begin, std::min<std::uint64_t>(graph_.vertices - begin, plan_.partition_size)};
+  }
+
+  // The earliest record a worker found bad in this step (UINT64_MAX: none) and its edge.
+  std::pair<std::uint64_t, Edge> earliest_bad_record() const {
+    std::pair<std::uint64_t, Edge> bad{UINT64_MAX, Edge{}};
+    for (const Worker& w : workers_) {
+      if (w.bad_record < bad.first) bad = {w.bad_record, w.bad_edge};
+    }
+    return bad;
+  }
+
+  // A record of scratch edge stream `file` (records of `rs` bytes) that cannot be there: damaged
+  // data; `also` adds to "outside partition p" what else it is outside of.
+  Status damaged_edge_record(const File& file, std::uint64_t record, const Edge& e, std::size_t rs, const char* also) const {
+    return corruption("edge stream " + file.path() + " record " + std::to_string(record) + " (byte offset " +
+                      std::to_string(record * rs) + " of the decoded stream) has edge " + std::to_string(e.src) + " -> " +
+                      std::to_string(e.dst) + " outside partition " + std::to_string(partition_) + also +
+                      " (damaged scratch data)");
   }
 
   // An update's routing key (core/keyed_segments.hpp): its cache partition when the target is in the

@@ -138,7 +138,11 @@ bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const 
   return elias_fano_decode(key_bytes, count, p.low_bits, p.base, high, [keys, dst_high, out, weights](std::uint64_t i, std::uint32_t key) {
     const std::uint32_t local = keys.local(key, dst_high);
     std::memcpy(out + i * kRecordBytes, &local, 4);
-    if constexpr (kRecordBytes == 8) std::memcpy(out + i * 8 + 4, weights + i * 4, 4);
+    if constexpr (kRecordBytes == 8) {
+      std::memcpy(out + i * 8 + 4, weights + i * 4, 4);
+    } else {
+      (void)weights;  // 4-byte records carry no weight (clang: an unused capture otherwise)
+    }
   });
 }
 

@@ -75,14 +75,14 @@ TEST_CASE("keyed segments: group_segment groups records by key, in order within 
 TEST_CASE("keyed streams: same results as input-order streams, segments cut by reads, 1-3 threads", "[keyed_streams]") {
   TempDir dir;
   // Skewed: hot low ids (most updates go to partition 0), a vertex count no partition size divides.
-  std::vector<Edge> edges = random_edges(20011, 60000, 9);
+  std::vector<Edge> edges = random_edges(20011, 40000, 9);
   for (std::size_t i = 0; i < edges.size(); i += 3) edges[i].src %= 97;
   for (std::size_t i = 0; i < edges.size(); i += 2) edges[i].dst %= 4001;
   const auto ini = write_graph(dir.path(), "g", edges, 20011);
-  // Forward (pagerank, bfs, with a superstep that emits to sources), undirected (cc), weights (sssp),
-  // strays (degree_cnt: two updates per edge, one to the source; conductance: to the source;
-  // mcst: to any vertex), reverse edges (scc; spmv with weights).
-  for (const char* algo : {"pagerank", "bfs", "cc", "sssp", "degree_cnt", "conductance", "mcst", "scc", "spmv"}) {
+  // Forward (pagerank, with a superstep that emits to sources; bfs), undirected (cc), weights (sssp),
+  // strays (degree_cnt: two updates per edge, one to the source; mcst: to any vertex), reverse
+  // edges (scc; spmv with weights).
+  for (const char* algo : {"pagerank", "bfs", "cc", "sssp", "degree_cnt", "mcst", "scc", "spmv"}) {
     INFO(algo);
     // 0: input-order streams; 1: keyed (planned segments); 2: keyed, 1000-record segments read in
     // 16 KiB runs (pieces), -p 2; 3: the same -p 1; 4: the same -p 3.
@@ -106,7 +106,7 @@ TEST_CASE("keyed streams: same results as input-order streams, segments cut by r
     // Exact programs give the same bytes however the records are ordered (floating-point sums may
     // differ in the last bits; --verify checked them against the reference).
     const std::string name = algo;
-    if (name != "pagerank" && name != "spmv" && name != "conductance") {
+    if (name != "pagerank" && name != "spmv") {
       for (int variant = 1; variant < 5; ++variant) {
         INFO("variant " << variant);
         CHECK(outputs[variant] == outputs[0]);
