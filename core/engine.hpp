@@ -1127,19 +1127,24 @@ class Engine : private EngineBase {
     }
     if (strays == 0) return Status::ok();
     // The others, in record order (keyed_chunks_ is by key, each key's chunks by record; each
-    // chunk's strays in emit order), shared out to the workers' batches and routed as scatter_run's are.
-    std::size_t t = 0;
-    std::size_t placed = 0;
-    for (Worker& w : workers_) w.emitted_count = 0;
-    for (const KeyedChunk& c : keyed_chunks_) {
-      const Entry* const last = out + (c.hi - lo) * E;
-      for (std::size_t j = 1; j <= c.strays; ++j) {
-        while (placed >= strays * (t + 1) / T) ++t;
-        Worker& w = workers_[t];
-        w.emitted[w.emitted_count++] = *(last - j);
-        ++placed;
+    // chunk's strays in emit order), shared out to the workers' batches and routed as scatter_run's
+    // are: worker t copies strays [strays * t / T, strays * (t + 1) / T) of that order itself.
+    stray_starts_.resize(keyed_chunks_.size() + 1);
+    stray_starts_[0] = 0;
+    for (std::size_t i = 0; i < keyed_chunks_.size(); ++i) stray_starts_[i + 1] = stray_starts_[i] + keyed_chunks_[i].strays;
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      Worker& w = workers_[t];
+      const std::uint64_t from = strays * t / T;
+      const std::uint64_t to = strays * (t + 1) / T;
+      w.emitted_count = static_cast<std::size_t>(to - from);
+      // The chunk holding stray `from`: the last whose first stray is at or before it.
+      std::size_t i = static_cast<std::size_t>(std::upper_bound(stray_starts_.begin(), stray_starts_.end(), from) - stray_starts_.begin()) - 1;
+      for (std::uint64_t x = from; x < to; ++x) {
+        while (x >= stray_starts_[i + 1]) ++i;
+        const KeyedChunk& c = keyed_chunks_[i];
+        w.emitted[x - from] = *(out + (c.hi - lo) * E - 1 - (x - stray_starts_[i]));
       }
-    }
+    });
     return route_and_apply(s, /*count_emitted=*/true);
   }
 
@@ -1336,11 +1341,13 @@ class Engine : private EngineBase {
 
   P program_;
   std::vector<Worker> workers_;
-  // scatter_keyed_piece's tasks: chunks of keys' records, the keys, the chunks by size.
+  // scatter_keyed_piece's tasks: chunks of keys' records, the keys, the chunks by size, where each
+  // chunk's strays start.
   static constexpr std::uint64_t kMinKeyedChunk = 1024;
   std::vector<KeyedChunk> keyed_chunks_;
   std::vector<KeyedGroup> keyed_groups_;
   std::vector<std::uint32_t> keyed_order_;
+  std::vector<std::uint64_t> stray_starts_;  // keyed_chunks_[i]'s first stray in record order
 };
 
 /// Runs `program` on `graph` with `options`; `visit` receives the final states.
