@@ -40,25 +40,38 @@ struct DestinationKey {
 /// Where each key's records end in every segment of one keyed stream: segment s's ends are
 /// ends(s)[k] = its records of keys 0..k (so its key k records are [ends(s)[k-1], ends(s)[k]), and
 /// ends(s)[keys - 1] = the segment's size). Segments hold segment_records records, the last fewer.
+/// Kept in blocks of kSegmentsPerBlock segments, each allocated whole when the first of its segments
+/// is added: memory grows by whole blocks, never by reallocating and copying what is there (the
+/// memory plan counts the ends and one block per stream).
 class KeyedStreamIndex {
  public:
+  static constexpr std::uint64_t kSegmentsPerBlock = 64;
+
   KeyedStreamIndex() = default;
   KeyedStreamIndex(std::uint64_t segment_records, std::uint64_t keys) : segment_records_(segment_records), keys_(keys) {}
 
   /// Appends the next segment's ends (keys() entries, non-decreasing).
-  void add_segment(std::span<const std::uint32_t> ends) { ends_.insert(ends_.end(), ends.begin(), ends.end()); }
+  void add_segment(std::span<const std::uint32_t> ends) {
+    if (segments_ % kSegmentsPerBlock == 0) {
+      blocks_.emplace_back();
+      blocks_.back().reserve(kSegmentsPerBlock * keys_);
+    }
+    blocks_.back().insert(blocks_.back().end(), ends.begin(), ends.end());
+    ++segments_;
+  }
   /// Segment s's ends; s < segments().
   std::span<const std::uint32_t> ends(std::uint64_t s) const {
-    return std::span<const std::uint32_t>(ends_.data() + s * keys_, keys_);
+    return std::span<const std::uint32_t>(blocks_[s / kSegmentsPerBlock].data() + s % kSegmentsPerBlock * keys_, keys_);
   }
-  std::uint64_t segments() const { return keys_ == 0 ? 0 : ends_.size() / keys_; }
+  std::uint64_t segments() const { return segments_; }
   std::uint64_t segment_records() const { return segment_records_; }
   std::uint64_t keys() const { return keys_; }
 
  private:
   std::uint64_t segment_records_ = 0;
   std::uint64_t keys_ = 0;
-  std::vector<std::uint32_t> ends_;
+  std::uint64_t segments_ = 0;
+  std::vector<std::vector<std::uint32_t>> blocks_;
 };
 
 /// Copies the n records of `in` (record_bytes each: 8 or 12, an edge stream's records) to `out`

@@ -14,6 +14,7 @@
 #include "core/block_schedule.hpp"
 #include "core/grid_codec.hpp"
 #include "core/grid_window_reader.hpp"
+#include "core/keyed_segments.hpp"
 #include "io/aligned_buffer.hpp"
 
 namespace edgestream {
@@ -325,7 +326,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     std::uint64_t segment = std::min(plan.batch_records, options.segment_records);
     for (; segment >= std::min(kMinSegmentRecords, options.segment_records); segment /= 2) {
       const std::uint64_t split = buffers * segment * rs;
-      const std::uint64_t index = (records / segment + streams) * keys * 4;
+      // The ends, and one partly used block per stream (core/keyed_segments.hpp).
+      const std::uint64_t index = (records / segment + streams * (1 + KeyedStreamIndex::kSegmentsPerBlock)) * keys * 4;
       const std::uint64_t beyond_state = split > plan.state_bytes ? split - plan.state_bytes : 0;
       if (plan.estimated_peak() + index + beyond_state <= plan.budget) {
         plan.segment_records = segment;

@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "core/keyed_segments.hpp"
 #include "core/memory_plan.hpp"
 
 namespace edgestream {
@@ -90,7 +91,8 @@ TEST_CASE("K > 1: keyed stream segments and their key ends are in the plan, with
   CHECK(plan->estimated_peak() <= options.physical_memory);
   CHECK(plan->segment_records == plan->batch_records);
   const std::uint64_t keys = plan->cache_partitions + plan->partitions;
-  CHECK(plan->segment_index_bytes == (in.edges / plan->segment_records + plan->partitions) * keys * 4);
+  CHECK(plan->segment_index_bytes ==
+        (in.edges / plan->segment_records + plan->partitions * (1 + KeyedStreamIndex::kSegmentsPerBlock)) * keys * 4);
   // The split's segments (one per stream, one sorted copy per thread) fit the state buffer here.
   CHECK((plan->partitions + 2) * plan->segment_records * 8 <= plan->state_bytes);
   CHECK(plan->segment_split_bytes == 0);
@@ -114,7 +116,8 @@ TEST_CASE("K > 1: keyed stream segments and their key ends are in the plan, with
   const auto fits = plan_memory(in, roomy);
   REQUIRE(fits.has_value());
   CHECK(fits->segment_records == 1000);
-  CHECK(fits->segment_index_bytes == (in.edges / 1000 + 4) * (fits->cache_partitions + 4) * 4);
+  CHECK(fits->segment_index_bytes ==
+        (in.edges / 1000 + 4 * (1 + KeyedStreamIndex::kSegmentsPerBlock)) * (fits->cache_partitions + 4) * 4);
   CHECK(fits->estimated_peak() <= roomy.physical_memory);
 
   // Key ends that cannot fit (2^36 edges: ~270 MB of them at any segment size): input order.
