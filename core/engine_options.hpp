@@ -63,7 +63,7 @@ struct EngineOptions {
   GridCodec grid_codec = GridCodec::kAuto;             // --grid_codec
   bool grid_resident = true;                           // keep the on-disk grid in memory once built when it fits (--stream_grid: off)
   std::uint64_t grid_keep_bytes = UINT64_MAX;          // at most this much of a grid that is to stay in memory is built
-                                                       // in place (not written); tests lower it (no command-line option)
+                                                       // in place (not written); --grid_keep_bytes (diagnostics, tests)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
   bool scratch_checksums = true;                       // frame + crc32 every scratch chunk, also with codec none

@@ -75,7 +75,8 @@ struct MemoryPlan {
   // segment_records records, each grouped by its records' destination key (the destination's cache
   // partition when it lies in the stream's partition, cache_partitions + its partition otherwise), so
   // the scatter emits updates already grouped by key. 0 = streams in input order.
-  // segment_index_bytes: every segment's key ends (4 bytes per key), kept for the whole run.
+  // segment_index_bytes: every segment's key ends (4 bytes per key) and one partly used block of
+  // them per stream (KeyedStreamIndex), kept for the whole run.
   // segment_split_bytes: what the split pass's segments (one per stream it writes, one sorted copy
   // per thread) take beyond the vertex state buffer, which is not touched before the first superstep.
   std::uint64_t segment_records = 0;
