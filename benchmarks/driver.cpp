@@ -75,12 +75,16 @@ po::options_description make_options() {
        "K = 1 with edges that do not fit in memory: on = an on-disk grid, off = stream the input every superstep, "
        "auto = the grid unless the program announces fewer than 4 supersteps")
       ("grid_window", po::value<std::string>()->default_value("64M"),
-       "largest window of the on-disk grid (K = 1 when the edges do not fit; two windows are in memory)")
-      ("stream_grid", "read the on-disk grid from storage every superstep even when it would fit in memory once built "
-                      "(by default it is then read back once and kept: CORE::CONFIG::GRID_RESIDENT)")
+       "largest window of the on-disk grid (K = 1 when the edges do not fit; two windows are streamed)")
+      ("stream_grid", "read the whole on-disk grid from storage every superstep, through two windows (by default the "
+                      "grid stays in the room the budget leaves: all of it when it fits, CORE::CONFIG::GRID_RESIDENT, "
+                      "else its first windows, CORE::CONFIG::GRID_KEPT_BYTES)")
       ("grid_keep_bytes", po::value<std::string>(),
        "diagnostics: build at most this much of an on-disk grid that is to stay in memory in place (default: all "
        "of it, never written to storage); beyond it the grid is written and read back (0: all of it)")
+      ("grid_memory", po::value<std::string>(),
+       "diagnostics: at most this much of the budget for the on-disk grid's windows and the part of it kept in memory "
+       "(default: all the budget leaves)")
       ("grid_codec", po::value<std::string>()->default_value("auto"),
        "records of the on-disk grid: ef = sorted within each bucket, ids Elias-Fano coded (about half the bytes "
        "on skewed graphs), none = as they are, auto = ef when that likely keeps the built grid in memory")
@@ -162,7 +166,8 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
       << (s.plan.grid_bytes > 0 && s.plan.grid_window_bytes == 0 ? "true" : "false")
       << ",\"on_disk\":" << (s.plan.grid_window_bytes > 0 ? "true" : "false") << ",\"codec\":\""
       << grid_codec_name(s.plan.grid_codec) << "\",\"record_bytes\":"
-      << s.plan.grid_record_bytes << ",\"window_bytes\":" << s.plan.grid_window_bytes << ",\"resident\":" << (s.plan.grid_resident ? "true" : "false") << ",\"file_bytes\":"
+      << s.plan.grid_record_bytes << ",\"window_bytes\":" << s.plan.grid_window_bytes << ",\"resident\":" << (s.plan.grid_resident ? "true" : "false") << ",\"kept_bytes\":"
+      << s.plan.grid_kept_bytes << ",\"file_bytes\":"
       << s.plan.grid_file_bytes << "},\"supersteps\":" << s.supersteps
       << ",\"wall_seconds\":" << wall_seconds << ",\"setup_seconds\":" << s.setup_seconds
       << ",\"engine_seconds\":" << s.engine_seconds << ",\"io_wait_seconds\":" << s.io_wait_seconds()
@@ -378,6 +383,9 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   req.engine.grid_resident = vm.count("stream_grid") == 0;
   if (vm.count("grid_keep_bytes") > 0) {
     ES_ASSIGN_OR_RETURN(req.engine.grid_keep_bytes, size_option(vm, "grid_keep_bytes"));
+  }
+  if (vm.count("grid_memory") > 0) {
+    ES_ASSIGN_OR_RETURN(req.engine.grid_memory, size_option(vm, "grid_memory"));
   }
   ES_ASSIGN_OR_RETURN(req.engine.grid_window, size_option(vm, "grid_window"));
   if (req.engine.grid_window < 4096 || req.engine.grid_window % 4096 != 0) {

@@ -554,7 +554,13 @@ Expected<EngineBase::GridView> EngineBase::start_grid_pass() {
     view.windows = grid_disk_windows_;
     return view;
   }
-  ES_RETURN_IF_ERROR(grid_reader_->rewind());
+  ES_RETURN_IF_ERROR(grid_reader_->rewind());  // reading the first streamed window (ahead)
+  if (grid_kept_windows_ > 0) {  // first the kept windows, in memory at their file offsets
+    view.bytes = grid_windows_.data();
+    view.hi = grid_disk_windows_[grid_kept_windows_ - 1].end;
+    view.windows = std::span<const GridWindow>(grid_disk_windows_).first(grid_kept_windows_);
+    return view;
+  }
   ES_RETURN_IF_ERROR(next_grid_window(view));
   return view;
 }
@@ -564,12 +570,13 @@ Status EngineBase::next_grid_window(GridView& view) {
     return Status{StatusCode::kInternal, "edge grid: a task waits for records past the grid"};
   }
   ES_ASSIGN_OR_RETURN(const GridWindowReader::Window read, grid_reader_->next());
-  const GridWindow& window = grid_disk_windows_[read.index];
+  const std::uint64_t w = grid_kept_windows_ + read.index;  // the reader streams the windows after the kept ones
+  const GridWindow& window = grid_disk_windows_[w];
   if (window.first != view.hi) return Status{StatusCode::kInternal, "edge grid: windows read out of order"};
   view.bytes = read.bytes.data();
   view.lo = window.first;
   view.hi = window.end;
-  view.windows = std::span<const GridWindow>(grid_disk_windows_).subspan(read.index, 1);
+  view.windows = std::span<const GridWindow>(grid_disk_windows_).subspan(w, 1);
   return Status::ok();
 }
 
@@ -768,6 +775,8 @@ Status EngineBase::build_disk_grid() {
   ES_ASSIGN_OR_RETURN(grid_file_, File::open_striped(volumes_.layout(StreamKind::kEdges, "edge_grid", 0), OpenMode::kCreate,
                                                      plan_.io.direct));
   grid_file_bytes_ = 0;
+  grid_kept_windows_ = 0;
+  grid_kept_bytes_ = 0;
   grid_by_column_ = traits_.by_destination;
   grid_windows_ = AlignedBuffer(plan_.grid_memory_bytes);
   grid_order_ = grid_bucket_order();
@@ -787,8 +796,9 @@ Status EngineBase::build_disk_grid() {
   const std::uint64_t room = grid_windows_.size() - std::min<std::uint64_t>(grid_windows_.size(), flushers * kIoAlignment);
   const std::uint64_t block = round_down(
       std::min<std::uint64_t>(room / (groups + flushers), plan_.reader_bytes - std::min(plan_.reader_bytes, kIoAlignment)), unit);
-  // When the plan gave the grid the room to stay in memory, the windows are built there, at their
-  // file offsets, and not written (grid_slab_buffer): nothing to read back.
+  // When the plan gave the grid more room than two windows, the windows are built there, at their
+  // file offsets, and not written (grid_slab_buffer): all of them if they fit (nothing to read
+  // back), else as many of the first ones as leave two window buffers after them.
   grid_keep_ = options_.grid_resident && plan_.grid_memory_bytes > 2 * plan_.grid_window_bytes;
   if (slabs > 1 && block >= unit) {
     ES_RETURN_IF_ERROR(build_staged(groups, block));
@@ -808,22 +818,31 @@ Status EngineBase::build_disk_grid() {
   if (grid_keep_) {  // every window is where load_resident_grid would have read it
     grid_resident_ = true;
     stats_.plan.grid_resident = true;
+    grid_kept_windows_ = grid_disk_windows_.size();
+    grid_kept_bytes_ = grid_file_bytes_;
   } else if (options_.grid_resident && grid_file_bytes_ <= grid_windows_.size()) {
     ES_RETURN_IF_ERROR(load_resident_grid());
   } else {
-    grid_reader_ = std::make_unique<GridWindowReader>(grid_file_, std::span<const GridWindow>(grid_disk_windows_),
-                                                      std::span(grid_windows_.data(), grid_windows_.size()),
-                                                      options_.scratch_checksums, plan_.io, &edge_read_counters_);
+    // The windows after the kept ones, through the two window buffers after those.
+    const std::uint64_t half = plan_.grid_window_bytes;
+    if (grid_kept_bytes_ + 2 * half > grid_windows_.size()) {
+      return Status{StatusCode::kInternal, "edge grid: no room for two windows after the kept ones"};
+    }
+    grid_reader_ = std::make_unique<GridWindowReader>(
+        grid_file_, std::span<const GridWindow>(grid_disk_windows_).subspan(grid_kept_windows_),
+        std::span(grid_windows_.data() + grid_kept_bytes_, 2 * half), options_.scratch_checksums, plan_.io, &edge_read_counters_);
   }
+  stats_.plan.grid_kept_bytes = grid_kept_bytes_;
   grid_ready_ = true;
   return Status::ok();
 }
 
-// The grid file fits the buffer: read it back once, window by window (each checked against its
-// crc32), to its file offsets; supersteps then scatter it from memory.
+// The grid file fits the buffer: read its windows back once (after the kept ones, already in
+// place), window by window (each checked against its crc32), to their file offsets; supersteps
+// then scatter it from memory.
 Status EngineBase::load_resident_grid() {
   const std::uint64_t chunk = std::max<std::uint64_t>(round_down(plan_.io.read_chunk, kIoAlignment), kIoAlignment);
-  for (std::uint64_t w = 0; w < grid_disk_windows_.size(); ++w) {
+  for (std::uint64_t w = grid_kept_windows_; w < grid_disk_windows_.size(); ++w) {
     if (cancel_requested()) return cancelled();
     const GridWindow& window = grid_disk_windows_[w];
     const std::span<std::byte> into(grid_windows_.data() + window.offset, window.bytes);
@@ -838,31 +857,41 @@ Status EngineBase::load_resident_grid() {
   }
   grid_resident_ = true;
   stats_.plan.grid_resident = true;
+  grid_kept_windows_ = grid_disk_windows_.size();
+  grid_kept_bytes_ = grid_file_bytes_;
   return Status::ok();
 }
 
-// Where the next slab's `slab` records are placed for write_grid_slab. Writing the windows: the
-// start of the window buffers. Keeping them (grid_keep_: the grid is to stay in memory): right
-// after the windows kept so far, where they stay (as they are), or at the end of the buffers, to be
-// encoded to after those (Elias-Fano; a slab's encoding takes at most one window). When the slab
-// does not fit beside them, the kept windows are written to the grid file after all and the build
-// goes on writing (the grid may still fit in memory once built: it is then read back).
+// Where the next slab's `slab` records are placed for write_grid_slab. Keeping the windows
+// (grid_keep_): right after the windows kept so far, where they stay (as they are), or at the end
+// of the buffers, to be encoded to after those (Elias-Fano; a slab's encoding takes at most one
+// window). When the slab does not fit beside them, the grid is kept in part: the first windows
+// that leave two windows of room after them stay (grid_kept_windows_), the others are written to
+// the grid file after all, and the build goes on writing through those two windows (which then
+// stream the rest every superstep; if the grid fits in memory once built, it is read back).
+// Writing the windows: the two windows after the kept ones.
 Expected<std::byte*> EngineBase::grid_slab_buffer(std::uint64_t slab) {
   std::byte* const buffers = grid_windows_.data();
   const std::uint64_t size = grid_windows_.size();
-  if (!grid_keep_) return buffers;
   const std::uint64_t half = plan_.grid_window_bytes;
-  const std::uint64_t keep = std::min(size, options_.grid_keep_bytes);
-  if (plan_.grid_codec == GridCodec::kEliasFano) {
-    if (grid_file_bytes_ + half <= keep && grid_file_bytes_ + 2 * half <= size) return buffers + size - half;
-  } else if (grid_file_bytes_ + round_up(slab * grid_record_bytes_, kIoAlignment) <= keep) {
-    return buffers + grid_file_bytes_;
+  if (grid_keep_) {
+    const std::uint64_t keep = std::min(size, options_.grid_keep_bytes);
+    if (plan_.grid_codec == GridCodec::kEliasFano) {
+      if (grid_file_bytes_ + half <= keep && grid_file_bytes_ + 2 * half <= size) return buffers + size - half;
+    } else if (grid_file_bytes_ + round_up(slab * grid_record_bytes_, kIoAlignment) <= keep) {
+      return buffers + grid_file_bytes_;
+    }
+    std::uint64_t kept = grid_disk_windows_.size();
+    while (kept > 0 && grid_disk_windows_[kept - 1].offset + grid_disk_windows_[kept - 1].bytes + 2 * half > size) --kept;
+    for (std::uint64_t w = kept; w < grid_disk_windows_.size(); ++w) {
+      GridWindow& window = grid_disk_windows_[w];
+      ES_RETURN_IF_ERROR(write_grid_window(window, std::span<const std::byte>(buffers + window.offset, window.bytes)));
+    }
+    grid_kept_windows_ = kept;
+    grid_kept_bytes_ = kept > 0 ? grid_disk_windows_[kept - 1].offset + grid_disk_windows_[kept - 1].bytes : 0;
+    grid_keep_ = false;
   }
-  for (GridWindow& window : grid_disk_windows_) {
-    ES_RETURN_IF_ERROR(write_grid_window(window, std::span<const std::byte>(buffers + window.offset, window.bytes)));
-  }
-  grid_keep_ = false;
-  return buffers;
+  return buffers + grid_kept_bytes_;
 }
 
 // Records per slab at most: one window buffer's worth when the slab is encoded into the other
@@ -1003,7 +1032,7 @@ Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::by
     const std::uint32_t sub = *it & ((std::uint32_t{1} << bucketing_.sub_bits) - 1);
     portions.push_back(GridPortion{begin - lo, end - begin, static_cast<std::uint16_t>(sub << grid_keys_.dst_bits)});
   }
-  std::byte* out = grid_windows_.data() + (grid_keep_ ? grid_file_bytes_ : half);
+  std::byte* out = grid_windows_.data() + (grid_keep_ ? grid_file_bytes_ : grid_kept_bytes_ + half);
   const std::uint64_t first_piece = grid_pieces_.size();
   const std::uint64_t used = encode_grid_slab(std::span(records, slab * grid_rs), grid_rs, portions, grid_keys_, lo,
                                               *pool_, std::span(out, half), grid_pieces_);

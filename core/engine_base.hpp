@@ -200,13 +200,19 @@ class EngineBase {
   bool grid_on_disk_ = false;                // the grid is in grid_file_ (K = 1 without room for the edges)
   bool grid_resident_ = false;               // the whole grid file is in grid_windows_, at its file offsets
   bool grid_keep_ = false;                   // while building: the windows so far are in grid_windows_ at
-                                             // their offsets, not written (the grid is to stay resident)
+                                             // their offsets, not written (the grid may stay resident)
+  // A grid too large for the room the budget left is kept in part: its first grid_kept_windows_
+  // windows (grid_kept_bytes_) stay in grid_windows_ at their offsets and are never written; the
+  // others are read every superstep into the two window buffers after them.
+  std::uint64_t grid_kept_windows_ = 0;
+  std::uint64_t grid_kept_bytes_ = 0;
   // The on-disk grid is laid out by destination block (traits_.by_destination): (x -> d) for x =
   // 0, 1, ... for d = 0, 1, ...; otherwise cell by cell in schedule order (the pair layout).
   bool grid_by_column_ = false;
   File grid_file_;
   std::uint64_t grid_file_bytes_ = 0;        // the grid file's bytes: its windows, each padded to the I/O alignment
-  AlignedBuffer grid_windows_;               // plan_.grid_memory_bytes: two windows, or the resident grid
+  AlignedBuffer grid_windows_;               // plan_.grid_memory_bytes: the grid's kept windows (all of them when
+                                             // resident), then two window buffers for the streamed ones
   std::vector<GridWindow> grid_disk_windows_;  // the grid file's windows (one or two per slab), in order
   std::vector<GridPiece> grid_pieces_;       // --grid_codec ef: every window's pieces, in order
   GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)

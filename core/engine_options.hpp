@@ -62,6 +62,8 @@ struct EngineOptions {
   DiskGrid disk_grid = DiskGrid::kAuto;                // --disk_grid
   GridCodec grid_codec = GridCodec::kAuto;             // --grid_codec
   bool grid_resident = true;                           // keep the on-disk grid in memory once built when it fits (--stream_grid: off)
+  std::uint64_t grid_memory = UINT64_MAX;              // at most this much room for the on-disk grid (its windows,
+                                                       // kept or resident part); --grid_memory (diagnostics, tests)
   std::uint64_t grid_keep_bytes = UINT64_MAX;          // at most this much of a grid that is to stay in memory is built
                                                        // in place (not written); --grid_keep_bytes (diagnostics, tests)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)

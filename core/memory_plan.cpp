@@ -219,6 +219,9 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
   // With one partition and room to spare, the input is read from storage once and then streamed
   // from memory (a budget that holds the whole graph should not re-read it every superstep).
   constexpr std::uint64_t kMinKeptWindow = std::uint64_t{16} << 20;
+  // The streamed windows of a grid kept in part: rmat22 sssp at 256M, 8 / 16 / 32 MiB windows kept
+  // 168 / 151 / 101 MB and took 9.7-10.2 / 9.3-9.5 / 9.2-9.5 s (docs/performance.md, session 14).
+  constexpr std::uint64_t kStreamedWindow = std::uint64_t{16} << 20;
   const auto with_edge_cache = [&](MemoryPlan plan) {
     const std::uint64_t input_bytes = round_up(input.edges * input.record_bytes, kIoAlignment);
     const unsigned shift = grid_block_shift(vertices, plan.cache_shift, options.compact_grid);
@@ -274,8 +277,10 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
                                   grid_codec_bytes(options.grid_codec == GridCodec::kNone ? GridCodec::kNone : GridCodec::kEliasFano,
                                                    input.edges, buckets, input.grid_record_bytes, step, threads);
       const std::uint64_t used = plan.estimated_peak() + fixed;
-      if (shift <= kMaxLocalIdBits && used + 2 * step <= plan.budget) {
-        std::uint64_t window = round_down((plan.budget - used) / 2, step);
+      // The grid's room: what the budget leaves (at most --grid_memory).
+      const std::uint64_t avail = std::min(plan.budget - std::min(plan.budget, used), options.grid_memory);
+      if (shift <= kMaxLocalIdBits && 2 * step <= avail) {
+        std::uint64_t window = round_down(avail / 2, step);
         window = std::min({window, largest, round_up(grid_file, step)});
         plan.grid_window_bytes = window;
         // All the room left when the built grid may fit there (uncompressed it does when the
@@ -287,13 +292,21 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
         // the records as they are otherwise: on a fast local disk with few cores a streamed
         // compressed grid saves less I/O time than its decoding and its build cost (cc, sssp on
         // rmat22 at 256M, docs/performance.md); configs/ for slower volumes ask for ef.
-        const std::uint64_t room = round_down(plan.budget - used, kIoAlignment);
+        const std::uint64_t room = round_down(avail, kIoAlignment);
         const bool fits_compressed = options.grid_resident && grid_file / 2 <= room;
         plan.grid_codec = options.grid_codec != GridCodec::kAuto ? options.grid_codec
                           : fits_compressed                       ? GridCodec::kEliasFano
                                                                   : GridCodec::kNone;
         const std::uint64_t likely = plan.grid_codec == GridCodec::kEliasFano ? grid_file / 2 : grid_file;
-        plan.grid_memory_bytes = options.grid_resident && likely <= room ? room : 2 * window;
+        // All the room for the grid (unless --stream_grid): what does not fit stays on disk and
+        // streams through two windows after the grid's first windows, which stay in memory
+        // (EngineBase::grid_slab_buffer). Windows of kStreamedWindow leave most of the room to
+        // those (rmat22 cc at 256M: 151 MB of its 537 MB grid are read no more every superstep).
+        if (options.grid_resident && likely > room) {
+          window = std::min(window, std::max(step, kStreamedWindow));
+          plan.grid_window_bytes = window;
+        }
+        plan.grid_memory_bytes = options.grid_resident ? room : 2 * window;
         if (options.grid_resident && likely <= room && plan.grid_codec == GridCodec::kEliasFano) {
           // A grid that is to stay in memory is encoded in place, slab by slab, next to the slab
           // being encoded and its output (two windows; EngineBase::grid_slab_buffer): windows small

@@ -63,10 +63,12 @@ struct MemoryPlan {
   // windows of grid_window_bytes): grid_bytes = grid_memory_bytes + the counters + the Source array.
   std::uint64_t grid_bytes = 0;
   std::uint64_t grid_window_bytes = 0;  // > 0: the grid is on disk
-  // The on-disk grid's buffer: two windows, or all the room the budget leaves when the grid may
-  // fit there once built (compressed): it is then read back once and stays in memory (resident).
+  // The on-disk grid's buffer: all the room the budget leaves (or two windows with --stream_grid).
+  // The grid stays there when it fits once built (resident: supersteps read nothing), else its
+  // first windows do (kept) and the rest is read every superstep through two windows after them.
   std::uint64_t grid_memory_bytes = 0;
-  bool grid_resident = false;           // the on-disk grid was read back and stays in memory (set by the engine)
+  bool grid_resident = false;           // the whole on-disk grid stays in memory (set by the engine)
+  std::uint64_t grid_kept_bytes = 0;    // the part of it that stays in memory (all when resident; set by the engine)
   unsigned grid_shift = 0;              // vertices per grid block = 1 << grid_shift
   std::size_t grid_record_bytes = 0;    // bytes per edge in the built grid (set by the engine when it builds it)
   std::uint64_t grid_file_bytes = 0;    // the on-disk grid as built (its windows, padded; its file's size unless kept in memory as built)

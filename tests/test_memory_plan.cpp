@@ -159,6 +159,56 @@ TEST_CASE("one partition: the in-memory grid of block-local records needs grid_r
   }
 }
 
+TEST_CASE("one partition, edges on disk: the grid gets all the room left, kept in part when it does not fit", "[memory_plan]") {
+  EngineOptions options;
+  options.threads = 2;
+  options.compact_grid = true;
+  options.disk_grid = DiskGrid::kOn;
+  options.grid_codec = GridCodec::kNone;
+  MemoryPlanInput in = input(1 << 20);
+  in.edges = 64 << 20;  // 768 MiB of input records, 256 MiB of 4-byte grid records
+  in.grid_record_bytes = 4;
+  options.physical_memory = 200 << 20;
+  const auto plan = plan_memory(in, options);
+  REQUIRE(plan.has_value());
+  INFO(plan->describe());
+  REQUIRE(plan->partitions == 1);
+  REQUIRE(plan->grid_window_bytes > 0);  // on disk
+  // The grid does not fit: 16 MiB windows, the rest of the room for its first windows.
+  CHECK(plan->grid_window_bytes == 16 << 20);
+  CHECK(plan->grid_memory_bytes > 4 * plan->grid_window_bytes);
+  CHECK(plan->estimated_peak() <= options.physical_memory);
+  CHECK(plan->estimated_peak() + 4096 > options.physical_memory);  // nothing left over
+  // --stream_grid: two windows of the largest size, the rest unused.
+  EngineOptions streamed = options;
+  streamed.grid_resident = false;
+  const auto two = plan_memory(in, streamed);
+  REQUIRE(two.has_value());
+  CHECK(two->grid_window_bytes == 64 << 20);
+  CHECK(two->grid_memory_bytes == 2 * two->grid_window_bytes);
+  CHECK(two->estimated_peak() + plan->grid_memory_bytes - two->grid_memory_bytes == plan->estimated_peak());
+  // --grid_memory caps the room (windows halve to fit two).
+  EngineOptions capped = options;
+  capped.grid_memory = 40 << 20;
+  const auto small = plan_memory(in, capped);
+  REQUIRE(small.has_value());
+  CHECK(small->grid_memory_bytes == 40 << 20);
+  CHECK(small->grid_window_bytes == 16 << 20);
+  capped.grid_memory = 24 << 20;
+  const auto smaller = plan_memory(in, capped);
+  REQUIRE(smaller.has_value());
+  CHECK(smaller->grid_memory_bytes == 24 << 20);
+  CHECK(smaller->grid_window_bytes == 12 << 20);
+  // A grid that fits the room: all of it, windows as large as allowed.
+  options.physical_memory = 600 << 20;
+  const auto roomy = plan_memory(in, options);
+  REQUIRE(roomy.has_value());
+  REQUIRE(roomy->grid_window_bytes > 0);
+  CHECK(roomy->grid_window_bytes == 64 << 20);
+  CHECK(roomy->grid_memory_bytes >= std::uint64_t{256} << 20);
+  CHECK(roomy->estimated_peak() <= options.physical_memory);
+}
+
 TEST_CASE("a budget too small for any plan is a clear error", "[memory_plan]") {
   EngineOptions options;
   options.physical_memory = 1 << 20;
