@@ -80,8 +80,8 @@ po::options_description make_options() {
                       "grid stays in the room the budget leaves: all of it when it fits, CORE::CONFIG::GRID_RESIDENT, "
                       "else its first windows, CORE::CONFIG::GRID_KEPT_BYTES)")
       ("grid_keep_bytes", po::value<std::string>(),
-       "diagnostics: build at most this much of an on-disk grid that is to stay in memory in place (default: all "
-       "of it, never written to storage); beyond it the grid is written and read back (0: all of it)")
+       "diagnostics: build at most this much of the on-disk grid in place, kept in memory (default: as much as the "
+       "room holds, never written to storage); beyond it the rest is written, and read back once if the grid fits")
       ("grid_memory", po::value<std::string>(),
        "diagnostics: at most this much of the budget for the on-disk grid's windows and the part of it kept in memory "
        "(default: all the budget leaves)")

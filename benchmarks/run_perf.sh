@@ -177,7 +177,9 @@ if [ -n "$xstream" ]; then
         fi
         start=$(date +%s.%N)
         status=0
-        (cd "$work" && timeout "${TIMEOUT:-3600}" "${cmd[@]}") >"$out/xstream-last.log" 2>&1 || status=$?
+        # In the graph's directory: X-Stream opens the edge file there, and writes its streams there
+        # (the .ini has no [disk] mount points), whatever WORK_DIR is.
+        (cd "$(dirname "$g")" && timeout "${TIMEOUT:-3600}" "${cmd[@]}") >"$out/xstream-last.log" 2>&1 || status=$?
         if [ -n "$fence" ]; then  # unpinning takes seconds of CPU: the next run waits for it
           kill "$fence"
           while kill -0 "$fence" 2>/dev/null; do sleep 0.2; done

@@ -283,10 +283,10 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
         std::uint64_t window = round_down(avail / 2, step);
         window = std::min({window, largest, round_up(grid_file, step)});
         plan.grid_window_bytes = window;
-        // All the room left when the built grid may fit there (uncompressed it does when the
-        // records do; Elias-Fano coded grids of skewed graphs take about half): it then stays in
-        // memory after one read (Engine: resident). Otherwise two windows. Only what is touched
-        // counts in RSS: staging blocks and the windows, or the resident grid.
+        // The grid stays in the room left when it fits there once built (uncompressed it does
+        // when the records do; Elias-Fano coded grids of skewed graphs take about half): resident,
+        // no storage traffic after the build. Otherwise its first windows do (below). Only what
+        // is touched counts in RSS: staging blocks and the windows, the kept part of the grid.
         // --grid_codec auto: Elias-Fano when that likely keeps the grid in memory (no storage
         // traffic after the build, which sorting and encoding cost ~5 ns of CPU per edge once),
         // the records as they are otherwise: on a fast local disk with few cores a streamed
