@@ -26,7 +26,7 @@ namespace {
 
 constexpr std::array<char, 8> kMagic = {'E', 'S', 'C', 'K', 'P', 'T', '0', '1'};
 constexpr std::array<char, 8> kEndMagic = {'E', 'S', 'C', 'K', 'P', 'E', 'N', 'D'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: the identity holds the plan's edge order
 constexpr std::uint64_t kHeaderBytes = 32;
 constexpr std::uint64_t kTrailerBytes = 16;
 constexpr std::uint64_t kMaxMetaBytes = std::uint64_t{1} << 30;  // sanity bound before allocating
@@ -147,6 +147,9 @@ void CheckpointIdentity::set_plan(const MemoryPlan& plan) {
   combiner_slots = plan.combiner_slots;
   read_chunk = plan.io.read_chunk;
   write_chunk = plan.io.write_chunk;
+  segment_records = plan.segment_records;
+  grid_shift = plan.grid_bytes > 0 ? plan.grid_shift : 0;
+  grid_sorted_window = plan.grid_window_bytes > 0 && plan.grid_codec == GridCodec::kEliasFano ? plan.grid_window_bytes : 0;
 }
 
 void CheckpointIdentity::save(StateWriter& out) const {
@@ -162,7 +165,8 @@ void CheckpointIdentity::save(StateWriter& out) const {
   out.put(update_bytes);
   out.put_string(edges_codec);
   out.put_string(updates_codec);
-  for (const std::uint64_t v : {partitions, partition_size, threads, batch_records, combiner_slots, read_chunk, write_chunk}) {
+  for (const std::uint64_t v : {partitions, partition_size, threads, batch_records, combiner_slots, read_chunk, write_chunk,
+                                segment_records, grid_shift, grid_sorted_window}) {
     out.put(v);
   }
 }
@@ -180,7 +184,8 @@ Status CheckpointIdentity::load(StateReader& in) {
   ES_RETURN_IF_ERROR(in.get(update_bytes));
   ES_RETURN_IF_ERROR(in.get_string(edges_codec));
   ES_RETURN_IF_ERROR(in.get_string(updates_codec));
-  for (std::uint64_t* v : {&partitions, &partition_size, &threads, &batch_records, &combiner_slots, &read_chunk, &write_chunk}) {
+  for (std::uint64_t* v : {&partitions, &partition_size, &threads, &batch_records, &combiner_slots, &read_chunk, &write_chunk,
+                           &segment_records, &grid_shift, &grid_sorted_window}) {
     ES_RETURN_IF_ERROR(in.get(*v));
   }
   return Status::ok();
@@ -222,13 +227,16 @@ Status check_identity(const CheckpointIdentity& saved, const CheckpointIdentity&
       {"combiner slots", {saved.combiner_slots, now.combiner_slots}},
       {"read request bytes", {saved.read_chunk, now.read_chunk}},
       {"write request bytes", {saved.write_chunk, now.write_chunk}},
+      {"records per keyed segment", {saved.segment_records, now.segment_records}},
+      {"edge grid block shift (0: no grid)", {saved.grid_shift, now.grid_shift}},
+      {"sorted (Elias-Fano) grid window bytes (0: unsorted)", {saved.grid_sorted_window, now.grid_sorted_window}},
   };
   for (const auto& [name, values] : fields) {
     if (values.first != values.second) {
       return refuse(std::string("the memory plan differs: ") + name + " " + std::to_string(values.first) +
                     " in the checkpoint, " + std::to_string(values.second) +
-                    " now (an exact resume needs the same plan: give the same -p, -k, --physical_memory and "
-                    "--read_chunk/--write_chunk as the checkpointed run)");
+                    " now (an exact resume needs the same plan: give the same -p, -k, --physical_memory, "
+                    "--read_chunk/--write_chunk and grid and segment options as the checkpointed run)");
     }
   }
   return Status::ok();

@@ -129,8 +129,9 @@ Status load_program_state(P& program, StateReader& in) {
 // ---- identity -----------------------------------------------------------------------------------
 
 /// What must be equal for a resume to be exact: the run (algorithm and parameters), the graph, the
-/// program's record sizes and the memory plan (partition ranges, batches, combining tables and
-/// request sizes decide the order in which floating-point updates are combined).
+/// program's record sizes and the memory plan (partition ranges, batches, combining tables, request
+/// sizes, keyed segments and the edge grid decide the order in which floating-point updates are
+/// combined).
 struct CheckpointIdentity {
   std::string run;                // algorithm and parameters (CheckpointOptions::run_identity)
   std::string graph;              // the .ini's path, for messages
@@ -152,6 +153,12 @@ struct CheckpointIdentity {
   std::uint64_t combiner_slots = 0;
   std::uint64_t read_chunk = 0;
   std::uint64_t write_chunk = 0;
+  // The plan's edge order (the order in which a superstep's updates are added): K > 1 keyed
+  // segments, and at K = 1 the grid's blocks (0: input order) and whether its buckets are sorted
+  // (the Elias-Fano grid; its window size then decides where a bucket larger than a slab is cut).
+  std::uint64_t segment_records = 0;
+  std::uint64_t grid_shift = 0;
+  std::uint64_t grid_sorted_window = 0;
 
   /// Everything but the plan, from the graph's files and the engine's options.
   static Expected<CheckpointIdentity> of_run(const GraphInfo& graph, const EngineOptions& options, std::size_t vertex_bytes,

@@ -256,6 +256,39 @@ TEST_CASE("A checkpoint of another run is refused with the difference named", "[
           "3 streaming partitions, this run asks for -k 4");
   refused({"-g", ini.string(), "-k", "3", "-p", "1", "-b", "pagerank", "--pagerank::niters", "5"}, "threads (-p) 2");
   refused(with(pagerank5, {"--updates_codec", "snappy"}), "--updates_codec none");
+  // Another edge order: keyed segments of another size, or none (input order).
+  refused(with(pagerank5, {"--segment_records", "1000"}), "records per keyed segment");
+  refused(with(pagerank5, {"--segment_records", "0"}), "records per keyed segment");
+}
+
+TEST_CASE("K = 1: a resume needs the checkpoint's edge grid (its order decides the sums)", "[checkpoint]") {
+  TempDir dir;
+  const fs::path ini = write_graph(dir.path(), "g", random_edges(5000, 60000, 7), 5000);
+  const fs::path ckpt = dir / "ckpt";
+  const std::vector<std::string> base = {"-g", ini.string(), "-p", "2", "--work_dir", dir.path().string(), "-b", "pagerank",
+                                         "--pagerank::niters", "5", "--output", (dir / "out.txt").string()};
+  const ProcessResult first = run_driver_in_process(with(base, {"--checkpoint", ckpt.string(), "--checkpoint_every", "1"}));
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(stat_value(first.out, "CORE::CONFIG::EDGE_GRID") == "1");  // the in-memory grid
+  const std::string expected = slurp(dir / "out.txt");
+  auto resume = [&](const std::vector<std::string>& extra) { return run_driver_in_process(with(with(base, extra), {"--resume", ckpt.string()})); };
+  // The on-disk grid of unsorted records scatters in the in-memory grid's order: exact.
+  const ProcessResult on_disk = resume({"--no_edge_cache", "--disk_grid", "on", "--grid_codec", "none"});
+  INFO(on_disk.err);
+  REQUIRE(on_disk.exit_code == 0);
+  CHECK(stat_value(on_disk.out, "CORE::CONFIG::GRID_ON_DISK") == "1");
+  CHECK(slurp(dir / "out.txt") == expected);
+  // Sorted buckets (Elias-Fano) or input order would add in another order: refused.
+  for (const auto& [extra, named] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--no_edge_cache", "--disk_grid", "on", "--grid_codec", "ef"}, "sorted (Elias-Fano) grid window bytes (0: unsorted) 0 in the checkpoint"},
+           {{"--no_edge_grid"}, "edge grid block shift (0: no grid)"}}) {
+    const ProcessResult r = resume(extra);
+    INFO(r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find("cannot resume from checkpoint " + (ckpt / "checkpoint").string() + ": the memory plan differs: " + named) !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("Checkpoint options: refusals and usage errors", "[checkpoint]") {
