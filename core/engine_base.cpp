@@ -1145,6 +1145,8 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   std::vector<std::byte> run_staged;  // the current run's records as (bucket, grid record), by group
   std::vector<std::uint64_t> run_groups(T * groups);  // per task and group: entries, then their next place
   std::vector<std::uint64_t> slice_begin(groups + 1);  // group g's entries: run_staged[slice_begin[g], slice_begin[g + 1])
+  std::vector<std::uint8_t> direct(groups, 0);         // this run's entries of group g go straight to its buffer
+  std::vector<std::byte*> into(groups, nullptr);        // where this run's first entry of group g goes
   bool grouped = false;
   auto stage = [&](std::span<const std::byte> run, std::uint64_t, const std::vector<std::vector<std::uint64_t>>& counts) -> Status {
     const std::size_t m = run.size() / rs;
@@ -1185,15 +1187,25 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       }
     }
     slice_begin[groups] = place;
+    // A group whose share of the run fits its buffer's free room gets its entries written there
+    // directly (the common case: a run's share is a fraction of a block); the others go through
+    // run_staged and are appended below, flushing full buffers on the way.
+    for (std::uint64_t g = 0; g < groups; ++g) {
+      direct[g] = group[g].filled + (slice_begin[g + 1] - slice_begin[g]) * staged_record <= block ? 1 : 0;
+      into[g] = direct[g] != 0 ? buffers + g * block + group[g].filled : run_staged.data() + slice_begin[g] * staged_record;
+    }
     auto encode = [&]<GridLayout kLayout, std::size_t kInput>(std::size_t t) {
       constexpr std::size_t kStaged = kLayout == GridLayout::kLocal4 ? 8 : 12;
-      std::vector<std::uint64_t> next(run_groups.begin() + static_cast<std::ptrdiff_t>(t * groups),
-                                      run_groups.begin() + static_cast<std::ptrdiff_t>((t + 1) * groups));
+      std::vector<std::byte*> next(groups);  // where the task's next entry of each group goes
+      for (std::uint64_t g = 0; g < groups; ++g) next[g] = into[g] + (run_groups[t * groups + g] - slice_begin[g]) * kStaged;
       const std::uint32_t* group_index = group_of.data();
-      for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+      const std::size_t end = m * (t + 1) / T;
+      for (std::size_t i = m * t / T; i < end; ++i) {
         const Edge e = decode_edge(run.data() + i * kInput, type);
         const auto b = static_cast<std::uint32_t>(bucket_of(e.src, e.dst));
-        std::byte* to = run_staged.data() + next[group_index[b]]++ * kStaged;
+        std::byte*& at = next[group_index[b]];
+        std::byte* to = at;
+        at += kStaged;
         std::memcpy(to, &b, 4);
         encode_grid_record<kLayout>(to + 4, e, local_mask);
       }
@@ -1208,6 +1220,14 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
         const std::byte* from = run_staged.data() + slice_begin[g] * staged_record;
         std::uint64_t left = (slice_begin[g + 1] - slice_begin[g]) * staged_record;
         group[g].staged += slice_begin[g + 1] - slice_begin[g];
+        if (direct[g] != 0) {  // already in the buffer
+          group[g].filled += left;
+          left = 0;
+          if (group[g].filled == block) {
+            errors[t] = flush(g, t);
+            if (!errors[t].is_ok()) return;
+          }
+        }
         while (left > 0) {
           const std::uint64_t bytes = std::min(left, block - group[g].filled);  // block is a multiple of the entry
           std::memcpy(buffers + g * block + group[g].filled, from, bytes);
