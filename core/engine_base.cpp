@@ -816,10 +816,7 @@ Status EngineBase::build_disk_grid() {
   stats_.plan.grid_file_bytes = grid_file_bytes_;
   allocate_sources(round_up(grid_padded_vertices() * traits_.source_bytes, kIoAlignment));
   if (grid_keep_) {  // every window is where load_resident_grid would have read it
-    grid_resident_ = true;
-    stats_.plan.grid_resident = true;
-    grid_kept_windows_ = grid_disk_windows_.size();
-    grid_kept_bytes_ = grid_file_bytes_;
+    mark_grid_resident();
   } else if (options_.grid_resident && grid_file_bytes_ <= grid_windows_.size()) {
     ES_RETURN_IF_ERROR(load_resident_grid());
   } else {
@@ -855,11 +852,16 @@ Status EngineBase::load_resident_grid() {
     }
     if (options_.scratch_checksums) ES_RETURN_IF_ERROR(check_grid_window(grid_file_, w, window, into));
   }
+  mark_grid_resident();
+  return Status::ok();
+}
+
+// Every window of the grid is in grid_windows_ at its file offset: supersteps read no storage.
+void EngineBase::mark_grid_resident() {
   grid_resident_ = true;
   stats_.plan.grid_resident = true;
   grid_kept_windows_ = grid_disk_windows_.size();
   grid_kept_bytes_ = grid_file_bytes_;
-  return Status::ok();
 }
 
 // Where the next slab's `slab` records are placed for write_grid_slab. Keeping the windows

@@ -169,6 +169,7 @@ class EngineBase {
   Status write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::byte* records);
   Status append_grid_window(std::uint64_t first, std::uint64_t count, std::byte* data, std::uint64_t used, std::uint64_t first_piece);
   Status load_resident_grid();
+  void mark_grid_resident();
   Status build_staged(std::uint64_t groups, std::uint64_t block);
 
  protected:
