@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "compress/graph_input.hpp"
 #include "core/staged_block.hpp"
@@ -927,10 +928,11 @@ std::vector<std::uint64_t> EngineBase::grid_slab_bounds() const {
 }
 
 // Checks every input record, in parallel (the first bad one reported), counting each bucket's
-// records (counts[t][b] for task t); then `stage(run, first, counts)` sees each checked run of
-// records (with the counts so far). Ends with the buckets placed (place_buckets).
-template <typename Stage>
-Status EngineBase::check_count_and(Stage&& stage) {
+// records (counts[t][b] for task t) and calling on_bucket(t, b) for each; then
+// `stage(run, first, counts)` sees each checked run of records (with the counts so far). Ends with
+// the buckets placed (place_buckets).
+template <typename Stage, typename OnBucket>
+Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
   const std::size_t T = plan_.threads;
@@ -942,7 +944,11 @@ Status EngineBase::check_count_and(Stage&& stage) {
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
-    ES_RETURN_IF_ERROR(check_run(run, first, [&](std::size_t t, std::uint64_t, const Edge& e) { ++counts[t][bucket_of(e.src, e.dst)]; }));
+    ES_RETURN_IF_ERROR(check_run(run, first, [&](std::size_t t, std::uint64_t, const Edge& e) {
+      const std::uint64_t b = bucket_of(e.src, e.dst);
+      ++counts[t][b];
+      on_bucket(t, b);
+    }));
     ES_RETURN_IF_ERROR(stage(run, first, counts));
     seen += run.size() / rs;
     return Status::ok();
@@ -956,7 +962,8 @@ Status EngineBase::check_count_and(Stage&& stage) {
 }
 
 Status EngineBase::check_and_count() {
-  return check_count_and([](std::span<const std::byte>, std::uint64_t, const auto&) { return Status::ok(); });
+  return check_count_and([](std::span<const std::byte>, std::uint64_t, const auto&) { return Status::ok(); },
+                         [](std::size_t, std::uint64_t) {});
 }
 
 Expected<std::unique_ptr<FramedReader>> EngineBase::open_input() {
@@ -1150,8 +1157,21 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   std::vector<std::uint8_t> direct(groups, 0);         // this run's entries of group g go straight to its buffer
   std::vector<std::byte*> into(groups, nullptr);        // where this run's first entry of group g goes
   bool grouped = false;
+  // Once the groups are known (from the second run on), the check counts each task's entries per
+  // group as it goes (on_bucket), so staging needs no counting pass of its own; a row per task,
+  // whole cache lines apart.
+  struct alignas(64) CounterLine {
+    std::uint64_t count[8] = {};
+  };
+  const std::size_t row_lines = (groups + 7) / 8 + 1;
+  std::vector<CounterLine> check_groups(T * row_lines);
+  auto group_count = [&](std::size_t t, std::uint64_t g) -> std::uint64_t& { return check_groups[t * row_lines + g / 8].count[g % 8]; };
+  auto on_bucket = [&](std::size_t t, std::uint64_t b) {
+    if (grouped) ++group_count(t, group_of[b]);
+  };
   auto stage = [&](std::span<const std::byte> run, std::uint64_t, const std::vector<std::vector<std::uint64_t>>& counts) -> Status {
     const std::size_t m = run.size() / rs;
+    const bool counted = grouped;  // the check of this run counted its groups
     if (!grouped) {  // the first run's counts estimate each bucket's share: equal shares per group
       std::uint64_t sample = 0;
       for (std::size_t t = 0; t < T; ++t) sample += std::accumulate(counts[t].begin(), counts[t].end(), std::uint64_t{0});
@@ -1170,15 +1190,23 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     // range's entries per group, then writes them after the earlier tasks' entries of that group;
     // input order kept within a group), then each group's slice appended to its buffer.
     run_staged.resize(m * staged_record);
-    pool_->run(T, [&](std::size_t t, unsigned) {
-      std::vector<std::uint64_t> count(groups, 0);  // the task's own (the tasks' rows share cache lines)
-      const std::uint32_t* group_index = group_of.data();
-      for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
-        const Edge e = decode_edge(run.data() + i * rs, type);
-        ++count[group_index[bucket_of(e.src, e.dst)]];
+    if (counted) {
+      for (std::size_t t = 0; t < T; ++t) {
+        for (std::uint64_t g = 0; g < groups; ++g) {
+          run_groups[t * groups + g] = std::exchange(group_count(t, g), 0);
+        }
       }
-      std::copy(count.begin(), count.end(), run_groups.begin() + static_cast<std::ptrdiff_t>(t * groups));
-    });
+    } else {
+      pool_->run(T, [&](std::size_t t, unsigned) {
+        std::vector<std::uint64_t> count(groups, 0);  // the task's own (the tasks' rows share cache lines)
+        const std::uint32_t* group_index = group_of.data();
+        for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
+          const Edge e = decode_edge(run.data() + i * rs, type);
+          ++count[group_index[bucket_of(e.src, e.dst)]];
+        }
+        std::copy(count.begin(), count.end(), run_groups.begin() + static_cast<std::ptrdiff_t>(t * groups));
+      });
+    }
     std::uint64_t place = 0;  // run_groups[t * groups + g]: where task t's first entry of group g goes
     for (std::uint64_t g = 0; g < groups; ++g) {
       slice_begin[g] = place;
@@ -1246,7 +1274,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     for (const Status& error : errors) ES_RETURN_IF_ERROR(error);
     return Status::ok();
   };
-  ES_RETURN_IF_ERROR(check_count_and(stage));
+  ES_RETURN_IF_ERROR(check_count_and(stage, on_bucket));
   for (std::uint64_t g = 0; g < groups; ++g) {
     if (group[g].filled > 0) ES_RETURN_IF_ERROR(flush(g, 0));
   }

@@ -157,8 +157,8 @@ class EngineBase {
   void build_grid();
   Status load_grid_records();
   void finish_grid();
-  template <typename Stage>
-  Status check_count_and(Stage&& stage);
+  template <typename Stage, typename OnBucket>
+  Status check_count_and(Stage&& stage, OnBucket&& on_bucket);
   Status check_and_count();
   std::vector<std::uint8_t> bucket_owners() const;
   Status place_from_input(std::uint64_t lo, std::uint64_t slab, std::byte* out);

@@ -22,6 +22,19 @@ void store_header(std::byte* out, StagedBlockKind kind, std::uint64_t records, s
   store_u32(out + 12, 0);
 }
 
+// The counting sort's placement: entry i's grid record goes to its bucket's next place in
+// `payload` (counts[rank]: first places, advanced). kBytes: the record size, or 0 for `bytes`.
+template <std::size_t kBytes>
+void place_records(const std::byte* entry, std::size_t m, std::span<const std::uint32_t> rank, std::vector<std::uint32_t>& counts,
+                   std::byte* payload, std::size_t bytes = kBytes) {
+  const std::size_t record = kBytes != 0 ? kBytes : bytes;
+  std::uint32_t* next = counts.data();
+  const std::uint32_t* rank_of = rank.data();
+  for (std::size_t i = 0; i < m; ++i, entry += 4 + record) {
+    std::memcpy(payload + std::size_t{next[rank_of[load_u32(entry)]]++} * record, entry + 4, kBytes != 0 ? kBytes : bytes);
+  }
+}
+
 }  // namespace
 
 std::uint32_t StagedBlock::run_bucket(std::uint64_t i) const { return load_u32(table + i * 8); }
@@ -58,9 +71,10 @@ std::size_t encode_staged_block(std::span<const std::byte> entries, std::size_t 
     next += count;
   }
   std::byte* payload = table + runs * 8;
-  const std::byte* entry = entries.data();
-  for (std::size_t i = 0; i < m; ++i, entry += entry_bytes) {
-    std::memcpy(payload + std::size_t{counts[group.rank[load_u32(entry)]]++} * record_bytes, entry + 4, record_bytes);
+  switch (record_bytes) {  // a copy of known size is a move, not a call to memcpy per record
+    case 4: place_records<4>(entries.data(), m, group.rank, counts, payload); break;
+    case 8: place_records<8>(entries.data(), m, group.rank, counts, payload); break;
+    default: place_records<0>(entries.data(), m, group.rank, counts, payload, record_bytes); break;
   }
   return runs_bytes;
 }

@@ -86,8 +86,10 @@ TEST_CASE("staging blocks: every record back, in input order per bucket, in the 
     StagedBlockKind expected;
   };
   // Few buckets, many records each: runs. As many buckets as records: entries. One record: entries
-  // (a run's table entry costs as much as the bucket it saves).
+  // (a run's table entry costs as much as the bucket it saves). Record sizes 4 and 8 (the grid's)
+  // and another (the placement's generic copy).
   for (const Case c : {Case{4, 64, 64, 20000, StagedBlockKind::kRuns}, Case{8, 500, 37, 9999, StagedBlockKind::kRuns},
+                       Case{12, 300, 200, 8000, StagedBlockKind::kRuns},
                        Case{4, 50000, 50000, 3000, StagedBlockKind::kEntries},
                        Case{8, 40000, 40000, 5000, StagedBlockKind::kEntries}, Case{4, 10, 1, 1, StagedBlockKind::kEntries},
                        Case{4, 10, 10, 0, StagedBlockKind::kEntries}}) {
