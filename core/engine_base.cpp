@@ -828,7 +828,8 @@ Status EngineBase::build_disk_grid() {
     }
     grid_reader_ = std::make_unique<GridWindowReader>(
         grid_file_, std::span<const GridWindow>(grid_disk_windows_).subspan(grid_kept_windows_),
-        std::span(grid_windows_.data() + grid_kept_bytes_, 2 * half), options_.scratch_checksums, plan_.io, &edge_read_counters_);
+        std::span(grid_windows_.data() + grid_kept_bytes_, 2 * half), options_.scratch_checksums, plan_.io, &edge_read_counters_,
+        grid_kept_windows_);
   }
   stats_.plan.grid_kept_bytes = grid_kept_bytes_;
   grid_ready_ = true;

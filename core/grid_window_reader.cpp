@@ -23,14 +23,15 @@ Status check_grid_window(const File& file, std::uint64_t w, const GridWindow& wi
 }
 
 GridWindowReader::GridWindowReader(const File& file, std::span<const GridWindow> windows, std::span<std::byte> buffers,
-                                   bool checksums, const IoOptions& io, IoCounters* counters)
+                                   bool checksums, const IoOptions& io, IoCounters* counters, std::uint64_t first_window)
     : file_(file),
       windows_(windows),
       buffers_(buffers),
       checksums_(checksums),
       chunk_(std::max<std::uint64_t>(round_down(io.read_chunk, kIoAlignment), kIoAlignment)),
       depth_(std::max(io.depth, 1U)),
-      counters_(counters) {
+      counters_(counters),
+      first_window_(first_window) {
   if (!windows_.empty()) start(0);
 }
 
@@ -67,7 +68,7 @@ Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned la
     ES_ASSIGN_OR_RETURN(const std::size_t n, file_.read_at(offset + at, piece));
     read_bytes_ += n;
     ++read_requests_;
-    if (n != piece.size()) return grid_window_short(file_, w, offset + at, n, piece.size());
+    if (n != piece.size()) return grid_window_short(file_, first_window_ + w, offset + at, n, piece.size());
   }
   return Status::ok();
 }
@@ -75,7 +76,7 @@ Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned la
 Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
   const std::span<std::byte> into = this->buffer(buffer, w);
   if (into.size() != windows_[w].bytes) {
-    return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": window " + std::to_string(w) + " of " +
+    return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": window " + std::to_string(first_window_ + w) + " of " +
                                              std::to_string(windows_[w].bytes) + " bytes does not fit its buffer"};
   }
   const auto lanes = static_cast<unsigned>(std::min<std::uint64_t>(depth_, (into.size() + chunk_ - 1) / chunk_));
@@ -89,7 +90,7 @@ Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
     if (status.is_ok()) status = s;
   }
   ES_RETURN_IF_ERROR(status);
-  return checksums_ ? check_grid_window(file_, w, windows_[w], into) : Status::ok();
+  return checksums_ ? check_grid_window(file_, first_window_ + w, windows_[w], into) : Status::ok();
 }
 
 Status GridWindowReader::rewind() {

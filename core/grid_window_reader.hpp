@@ -42,9 +42,11 @@ class GridWindowReader {
   /// `file` holds `windows` (each at most buffers.size() / 2 bytes). The two halves of `buffers`
   /// (4096-aligned) receive them; each window's crc is checked when `checksums`. Requests are
   /// `io.read_chunk` bytes, `io.depth` at a time. Reads are counted in `counters` (the caller's wait
-  /// in wait_ns). All must outlive the reader. Starts reading window 0.
+  /// in wait_ns). All must outlive the reader. `first_window` is the grid's number of windows[0]
+  /// (the windows kept in memory come before it): errors name the grid's window numbers, indexes
+  /// from next() count from windows[0]. Starts reading windows[0].
   GridWindowReader(const File& file, std::span<const GridWindow> windows, std::span<std::byte> buffers, bool checksums,
-                   const IoOptions& io, IoCounters* counters);
+                   const IoOptions& io, IoCounters* counters, std::uint64_t first_window = 0);
   GridWindowReader(const GridWindowReader&) = delete;
   GridWindowReader& operator=(const GridWindowReader&) = delete;
   /// Waits for a read still in flight (its buffer belongs to this reader's caller).
@@ -80,6 +82,7 @@ class GridWindowReader {
   std::uint64_t chunk_;
   unsigned depth_;
   IoCounters* counters_;
+  std::uint64_t first_window_;      // the grid's number of windows_[0], for error messages
   unsigned held_ = 1;               // the buffer whose window the caller holds (none yet: 1, so reads start in 0)
   std::uint64_t pending_window_ = 0;
   unsigned pending_buffer_ = 0;

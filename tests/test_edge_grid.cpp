@@ -415,6 +415,21 @@ TEST_CASE("on-disk grid: a flipped byte in the grid or staging file is corruptio
       CHECK(r.exit_code == 0);
     }
   }
+  SECTION("grid file kept in part: the window named is the grid's") {
+    // The same byte flipped with the whole grid streamed and with its first windows kept in memory
+    // (never written: the file keeps their offsets, the reader streams the windows after them).
+    const ProcessResult streamed = run("edge_grid", 200000, "64K", {"--grid_codec", "none", "--stream_grid"});
+    const ProcessResult kept = run("edge_grid", 200000, "64K", {"--grid_codec", "none", "--grid_memory", "256K"});
+    INFO("streamed: exit " << streamed.exit_code << "\n" << streamed.err << "kept: exit " << kept.exit_code << "\n" << kept.err);
+    REQUIRE(streamed.exit_code == 1);
+    REQUIRE(kept.exit_code == 1);
+    const auto streamed_lines = message_lines(streamed.err);
+    const auto kept_lines = message_lines(kept.err);
+    REQUIRE(streamed_lines.size() == 1);
+    REQUIRE(kept_lines.size() == 1);
+    CHECK_THAT(kept_lines[0], Catch::Contains("checksum mismatch in window"));
+    CHECK(named(kept_lines[0]) == named(streamed_lines[0]));
+  }
   SECTION("staging file") {
     // Group 1's last byte (the zero padding of its last block, under the block's crc), flipped at
     // the first read of any group file (group 0's, for slab 0): group 1 is read after it.
