@@ -57,13 +57,30 @@ class Rows(unittest.TestCase):
         # bytes of the (lower) median run, the 3.0 s one: 1000 MB at 400 MB/s + 100 MB at 200 MB/s.
         self.assertEqual(row["bytes_read"], 1000000000)
         self.assertAlmostEqual(row["device_bound_s"], 3.0)
-        self.assertAlmostEqual(row["ratio_to_bound"], 2.0 / 3.0)
+        # The fastest run (2.0 s) against its own bound: 800 MB / 400 + 100 MB / 200 = 2.5 s.
+        self.assertAlmostEqual(row["ratio_to_bound"], 0.8)
+        self.assertEqual(row["probe_sittings"], 1)
         self.assertEqual((row["cost_baseline_s"], row["cost_order"]), (3.0, "hilbert"))
         self.assertAlmostEqual(row["ratio_to_cost"], 2.0 / 3.0)
         self.assertEqual(row["within_budget"], "yes")
         self.assertEqual(row["partitions"], 4)
         self.assertAlmostEqual(row["load1_mean"], 2.0)
         self.assertNotIn("xstream_runs", row)
+
+    def test_runs_keep_the_device_speed_of_their_sitting(self):
+        # Runs resumed across invocations: each is measured against the bandwidths stored in its
+        # record when it ran, not against this invocation's probe (PROBE: 400 / 200 MB/s).
+        slow = record(0, 3.0)
+        slow["device_MBps"] = {"read": 200.0, "write": 100.0}  # 800 MB / 200 + 100 MB / 100 = 5 s
+        fast = record(1, 2.0)  # no stored bandwidths (an older record): PROBE's, 2.5 s
+        (row,) = report.rows_for_workload("ooc", [slow, fast], PROBE, [], [])
+        self.assertAlmostEqual(row["ratio_to_bound"], 0.6)  # 3.0 / 5, not 2.0 / 2.5
+        self.assertEqual(row["probe_sittings"], 2)
+        self.assertAlmostEqual(row["device_bound_s"], 2.5)  # the (lower) median run's: the 2.0 s one
+        self.assertEqual(row["device_read_MBps"], 400.0)
+        self.assertIn("0.60*", report.text_table([row]))
+        (alone,) = report.rows_for_workload("ooc", [slow], None, [], [])  # no probe now: the record's own
+        self.assertAlmostEqual(alone["device_bound_s"], 5.0)
 
     def test_over_budget_failures_and_no_baseline(self):
         recs = [record(0, 1.0, algorithm="bfs", peak=300 << 20), record(1, 0, algorithm="bfs", status="failed")]

@@ -131,6 +131,18 @@ class Aggregation(unittest.TestCase):
         retried = rows[2]
         self.assertEqual((retried["runs"], retried["failures"]), (1, 0))
 
+    def test_runs_keep_the_device_speed_of_their_sitting(self):
+        # A run resumed from an earlier invocation keeps the bandwidths stored when it ran: each run's
+        # bound from its own (200 MB / 100 + 100 MB / 50 = 4 s with the probe; 2 s at twice the speed).
+        recs = [self.record(0, 10.0), self.record(1, 12.0)]
+        recs[1]["device_MBps"] = {"read": 200.0, "write": 100.0}
+        probe = {("read", 1 << 20, 4): 100.0, ("write", 1 << 20, 4): 50.0}
+        r = sweep.aggregate(recs, {"v": probe})[0]
+        self.assertAlmostEqual(r["device_bound_s"], 3.0)
+        self.assertAlmostEqual(r["ratio_to_bound"], (10.0 / 4 + 12.0 / 2) / 2)
+        self.assertEqual(r["probe_sittings"], 2)
+        self.assertAlmostEqual(r["device_read_MBps"], 150.0)
+
     def test_load_average_means(self):
         recs = [self.record(0, 10.0), self.record(1, 12.0), self.record(2, 14.0)]
         for r, (before, after) in zip(recs, ((1.0, 2.0), (2.0, 3.0), (4.5, 6.0))):
@@ -214,6 +226,8 @@ class EndToEnd(unittest.TestCase):
             self.assertGreaterEqual(rec["cpu_seconds"], 0.0)  # the fake driver's CPU time
             self.assertEqual(len(rec["loadavg_before"]), 3)
             self.assertEqual(len(rec["loadavg_after"]), 3)
+            # The bandwidths its bound uses, from this invocation's probe at its chunk size.
+            self.assertEqual(rec["device_MBps"]["read"], 400.0 if rec["cell"]["read_chunk"] == "4M" else 100.0)
         # Simulate an interruption: keep 5 records plus a torn line, resume: only 7 runs again.
         path = os.path.join(self.out, "results.jsonl")
         with open(path) as f:
