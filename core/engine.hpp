@@ -114,6 +114,7 @@ class Engine : private EngineBase {
     traits.reverse_edges = kReverse;
     if constexpr (ProgramWithSource<P>) traits.source_bytes = sizeof(typename P::Source);
     traits.by_destination = ProgramWithSource<P> && ProgramWithTargets<P> && !kTwoWay;
+    traits.one_way_on_symmetric = program_one_way_on_symmetric<P>();
     return traits;
   }
 
@@ -797,6 +798,7 @@ class Engine : private EngineBase {
           const std::byte* const sources = sources_.data();
           const bool forward = mode.forward;
           const bool reverse = mode.reverse;
+          const bool both_ways = !symmetric_one_way_;  // undirected: the reverse record scatters this one's other way
           auto emit = [&](VertexId target, const Update& u) {
             const std::uint32_t block = target >> shift;
             if (block == a || block == b) {
@@ -844,10 +846,14 @@ class Engine : private EngineBase {
                 if constexpr (kFromSources) {
                   const auto* src = reinterpret_cast<const typename P::Source*>(sources);
                   if (forward) program_.scatter_source(src[e.src], e, s, emit);
-                  if constexpr (P::kUndirected) program_.scatter_source(src[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                  if constexpr (P::kUndirected) {
+                    if (both_ways) program_.scatter_source(src[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                  }
                 } else {
                   if (forward) program_.scatter(st[e.src], e, s, emit);
-                  if constexpr (P::kUndirected) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                  if constexpr (P::kUndirected) {
+                    if (both_ways) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                  }
                 }
                 if constexpr (kReverse) {
                   if (reverse) program_.scatter_reverse(st[e.dst], e, s, emit);

@@ -48,6 +48,30 @@ Status ensure_open_file_limit(std::uint64_t needed) {
   return Status::ok();
 }
 
+namespace {
+
+std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// A 64-bit hash of the undirected edge {src, dst} (with its weight when with_weight: programs that
+// read weights), added for src < dst, subtracted for src > dst, 0 for a loop: the sum over a
+// multiset of edges is 0 when every edge comes with its reverse (same weight) as often as itself,
+// and otherwise nonzero but for a chance of ~2^-64.
+std::uint64_t signed_edge_hash(const Edge& e, bool with_weight) {
+  if (e.src == e.dst) return 0;
+  const std::uint64_t lo = std::min(e.src, e.dst);
+  const std::uint64_t hi = std::max(e.src, e.dst);
+  std::uint32_t weight = 0;
+  if (with_weight) std::memcpy(&weight, &e.weight, 4);
+  const std::uint64_t h = mix64(((lo << 32) | hi) ^ (std::uint64_t{weight} * 0x9E3779B97F4A7C15ULL));
+  return e.src < e.dst ? h : 0 - h;
+}
+
+}  // namespace
+
 Status invalid_edge_error(const GraphInfo& graph, std::uint64_t record, const Edge& e, bool check_weights) {
   const std::string where = "edge file " + graph.edge_path.string() + ": record " + std::to_string(record) +
                             " (byte offset " + std::to_string(record * graph.record_size()) + ")";
@@ -100,6 +124,12 @@ Status EngineBase::plan_run(MemoryPlanInput input) {
   stats_.vertices = graph_.vertices;
   stats_.edges = graph_.edges;
   K_ = plan_.partitions;
+  // One way on a symmetric input: the grid (every grid build checks the whole input, and so the
+  // claim, before the first superstep) and K > 1 (the split checks it: no reversed copies); not the
+  // K = 1 input-order scatter, which checks records as it goes.
+  symmetric_one_way_ = traits_.one_way_on_symmetric && graph_.symmetric && (K_ > 1 || plan_.grid_bytes > 0);
+  stats_.symmetric_one_way = symmetric_one_way_;
+  symmetry_sum_ = 0;
   cache_keys_ = plan_.cache_partitions;
   keys_ = cache_keys_ + (K_ > 1 ? K_ : 0);
   if (keys_ >= UINT32_MAX / 2) return invalid_argument("too many partitions");
@@ -173,6 +203,10 @@ Status EngineBase::split_input() {
   std::vector<std::uint64_t> bad(T);
   std::vector<Edge> bad_edges(T);
   std::vector<Status> errors(T);
+  struct alignas(64) Sum {
+    std::uint64_t value = 0;
+  };
+  std::vector<Sum> symmetry(T);  // symmetric_one_way_: each task's records (those of its source partitions)
   // Keyed streams (core/keyed_segments.hpp): stream i (forward streams 0..K-1, then the reverse
   // ones) collects a segment, grouped into its task's sorted copy and appended when full.
   const std::uint64_t S = plan_.segment_records;
@@ -220,7 +254,12 @@ Status EngineBase::split_input() {
         std::byte reversed[12];
         std::byte converted[12];
         // Locals, not members: the appends' slow paths are calls, after which members would be reloaded.
-        const bool undirected = traits_.undirected;
+        // Undirected: every edge reversed too, unless the input holds the reverse records itself
+        // (symmetric_one_way_; checked below and before the first superstep).
+        const bool undirected = traits_.undirected && !symmetric_one_way_;
+        const bool symmetric = symmetric_one_way_;
+        const bool with_weight = traits_.reads_weights;
+        std::uint64_t symmetry_sum = 0;
         const bool reverse_edges = traits_.reverse_edges;
         const bool two_way = traits_.two_way;
         const EdgeFileType input_type = graph_.type;
@@ -260,13 +299,17 @@ Status EngineBase::split_input() {
             encode_edge(converted, e, stream_type);
             record = converted;
           }
-          if (mine(qs)) append(qs, *writers[qs], record);
+          if (mine(qs)) {
+            append(qs, *writers[qs], record);
+            if (symmetric) symmetry_sum += signed_edge_hash(e, with_weight);
+          }
           if (undirected && mine(qd) && error.is_ok()) {
             encode_edge(reversed, Edge{e.dst, e.src, e.weight}, stream_type);
             append(qd, *writers[qd], reversed);
           }
           if (reverse_edges && mine(qd) && error.is_ok()) append(K_ + qd, *reverse_writers[qd], record);
         }
+        symmetry[t].value += symmetry_sum;
       });
       for (std::size_t t = 0; t < T; ++t) ES_RETURN_IF_ERROR(errors[t]);
       // Every task stops at the same first invalid record.
@@ -298,7 +341,16 @@ Status EngineBase::split_input() {
     }
     stats_.edges_io += counters[q];
   }
-  return Status::ok();
+  for (const Sum& sum : symmetry) symmetry_sum_ += sum.value;
+  return check_symmetry();
+}
+
+Status EngineBase::check_symmetry() {
+  if (!symmetric_one_way_ || symmetry_sum_ == 0) return Status::ok();
+  return bad_input(graph_.ini_path.string() + " says symmetric=1, but edge file " + graph_.edge_path.string() +
+                   " is not symmetric: some edge is not also stored reversed as often as itself" +
+                   std::string(traits_.reads_weights ? " (with the same weight)" : "") + "; "
+                   "store both directions of every edge, or drop symmetric=1");
 }
 
 void EngineBase::close_run() {
@@ -386,6 +438,12 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
   const EdgeFileType type = graph_.type;
   std::vector<std::uint64_t> bad(T, UINT64_MAX);
   std::vector<Edge> bad_edges(T);
+  struct alignas(64) Sum {
+    std::uint64_t value = 0;
+  };
+  std::vector<Sum> symmetry(T);
+  const bool symmetric = symmetric_one_way_;
+  const bool with_weight = traits_.reads_weights;
   pool_->run(T, [&](std::size_t t, unsigned) {
     if (copy_to != nullptr) {
       std::memcpy(copy_to + n * t / T * rs, run.data() + n * t / T * rs, (n * (t + 1) / T - n * t / T) * rs);
@@ -398,8 +456,10 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
         return;
       }
       on_edge(t, first + i, e);
+      if (symmetric) symmetry[t].value += signed_edge_hash(e, with_weight);
     }
   });
+  for (const Sum& sum : symmetry) symmetry_sum_ += sum.value;
   for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
     if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], traits_.check_weights);
   }
@@ -442,6 +502,7 @@ Status EngineBase::load_edge_cache() {
   }
   edges_cached_ = true;
   input_validated_ = true;
+  ES_RETURN_IF_ERROR(check_symmetry());
   if (plan_.grid_bytes > 0) build_grid();
   return Status::ok();
 }
@@ -734,6 +795,7 @@ Status EngineBase::load_grid_records() {
   range_first.push_back(n);
   edges_cached_ = true;
   input_validated_ = true;
+  ES_RETURN_IF_ERROR(check_symmetry());
   place_counted_buckets(counts);
   counts = {};
   for (std::vector<std::uint64_t>& cursor : before) {
@@ -959,6 +1021,7 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
   }
   place_counted_buckets(counts);
   input_validated_ = true;
+  ES_RETURN_IF_ERROR(check_symmetry());
   return Status::ok();
 }
 

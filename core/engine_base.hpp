@@ -58,6 +58,7 @@ struct EngineProgramTraits {
   bool reverse_edges = false;     // kHasReverseEdges<P>: K > 1 keeps a second set of edge streams, by destination
   std::size_t source_bytes = 0;   // sizeof(P::Source) for ProgramWithSource, else 0
   bool by_destination = false;    // the grid can be scattered by destination block (Engine::scatter_grid_columns)
+  bool one_way_on_symmetric = false;  // program_one_way_on_symmetric<P>(): one way on a symmetric input's grid
 };
 
 class EngineBase {
@@ -143,6 +144,9 @@ class EngineBase {
 
  private:
   void collect_io_counters();
+  /// After the pass that checked every input record: with symmetric_one_way_, the error naming the
+  /// .ini and the edge file unless every edge was stored in both directions (symmetry_sum_ == 0).
+  Status check_symmetry();
   /// Checks every record of `run` (input records from `first` on) on the pool, one contiguous range
   /// per task, calling on_edge(task, record index, edge) for each valid one; the earliest invalid record is the error.
   /// With `copy_to`, each task also copies its range there (copy_to must have room for the run).
@@ -219,6 +223,11 @@ class EngineBase {
   GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)
   std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
   bool input_validated_ = false;           // every input record has been read and checked once
+  // K = 1 grid of a program that scatters one way on a symmetric input (traits_.one_way_on_symmetric,
+  // the .ini's symmetric=1): check_run sums a signed hash of every record (+ for src < dst, - for
+  // its reverse), and check_symmetry() refuses the input unless the sum is 0 before any superstep.
+  bool symmetric_one_way_ = false;
+  std::uint64_t symmetry_sum_ = 0;
   std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
   std::uint64_t partition_ = 0;
   std::uint64_t base_ = 0;

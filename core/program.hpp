@@ -54,6 +54,11 @@
 //     Source source(const Vertex& state, std::uint32_t superstep) const;
 //     template <class Emit> void scatter_source(const Source& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const;
 //     // Contract: scatter_source(source(v, s), e, s, emit) emits exactly what scatter(v, e, s, emit) does.
+//     // Optional, kUndirected programs only: true when the result does not depend on how many
+//     // times an edge is stored (cc's minimum labels). On an input whose .ini says symmetric=1
+//     // (every edge also stored reversed), the grid then scatters each record one way: the reverse
+//     // record's forward scatter is this record's reverse one.
+//     static constexpr bool kOneWayOnSymmetricInput = true;
 //   };
 //
 // Semantics the engine guarantees: updates emitted in superstep s reach their target either during
@@ -133,6 +138,16 @@ template <typename P>
 concept ProgramWithActive = requires(const P& p, const typename P::Vertex& v) {
   { p.active(v, std::uint32_t{}) } -> std::convertible_to<bool>;
 };
+
+/// P::kOneWayOnSymmetricInput when P declares it (an undirected program), else false.
+template <typename P>
+constexpr bool program_one_way_on_symmetric() {
+  if constexpr (requires { P::kOneWayOnSymmetricInput; }) {
+    return P::kUndirected && P::kOneWayOnSymmetricInput;
+  } else {
+    return false;
+  }
+}
 
 /// True when P chooses per superstep which directions to stream.
 template <typename P>

@@ -32,6 +32,7 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
       << "CORE::CONFIG::GRID_RESIDENT " << (plan.grid_resident ? 1 : 0) << "\n"
       << "CORE::CONFIG::GRID_KEPT_BYTES " << plan.grid_kept_bytes << "\n"
       << "CORE::CONFIG::SEGMENT_RECORDS " << plan.segment_records << "\n"
+      << "CORE::CONFIG::SYMMETRIC_ONE_WAY " << (stats.symmetric_one_way ? 1 : 0) << "\n"
       << "CORE::CONFIG::EDGES_CODEC " << codec_name(stats.edges_codec) << "\n"
       << "CORE::CONFIG::UPDATES_CODEC " << codec_name(stats.updates_codec) << "\n"
       << "CORE::CONFIG::CODEC_MEMORY " << plan.codec_bytes << "\n"

@@ -56,6 +56,7 @@ struct RunStats {
   std::uint64_t input_raw_bytes = 0;     // the input's records (edges * record size)
   std::uint64_t input_stored_bytes = 0;  // the edge file's size (compressed when framed)
   CodecCounters input_codec_io;          // compressed input: bytes decoded and decoding CPU time
+  bool symmetric_one_way = false;  // the grid scattered one way (a symmetric input, core/program.hpp)
   std::uint64_t updates_emitted = 0;
   std::uint64_t updates_in_memory = 0;
   std::uint64_t updates_spilled = 0;

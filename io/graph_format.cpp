@@ -128,6 +128,13 @@ Expected<GraphInfo> parse_graph_ini(const std::filesystem::path& ini_path) {
       }
     }
   }
+  if (const auto symmetric = values.find("graph.symmetric"); symmetric != values.end()) {
+    if (symmetric->second.value != "0" && symmetric->second.value != "1") {
+      return bad_input(ini_path.string() + ":" + std::to_string(symmetric->second.line) + ": 'symmetric' must be 0 or 1, got '" +
+                       symmetric->second.value + "'");
+    }
+    info.symmetric = symmetric->second.value == "1";
+  }
   if (values.count("disk.count") != 0) {
     ES_ASSIGN_OR_RETURN(const std::uint64_t count, get_u64(values, "disk.count", ini_path));
     for (std::uint64_t i = 0; i < count; ++i) {
@@ -216,6 +223,7 @@ Status write_graph_ini(const GraphInfo& info) {
        << "vertices=" << info.vertices << "\n"
        << "edges=" << info.edges << "\n";
   if (info.framed()) text << "codec=" << info.codec << "\nframe_bytes=" << info.frame_bytes << "\n";
+  if (info.symmetric) text << "symmetric=1\n";
   if (!info.volumes.empty()) {
     text << "[disk]\ncount=" << info.volumes.size() << "\n";
     for (std::size_t i = 0; i < info.volumes.size(); ++i) {

@@ -72,6 +72,11 @@ struct GraphInfo {
   // raw bytes each, compress/frame.hpp) and frame_bytes=.
   std::string codec = "none";
   std::uint64_t frame_bytes = 0;
+  // [graph] symmetric=1 (optional, default 0): every edge is also stored reversed (u->v and v->u,
+  // with the same weight; rmat/erdos-renyi --symmetric, ingest of a symmetric Matrix Market file).
+  // Undirected programs whose result does not depend on an edge's multiplicity (cc) then scatter
+  // each record one way only; the engine checks the claim while it reads the input.
+  bool symmetric = false;
   std::uint64_t stored_bytes = 0;  // the edge file's size (read_graph_ini); = raw_bytes() when raw
 
   std::size_t record_size() const { return edge_record_size(type); }

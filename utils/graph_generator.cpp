@@ -590,6 +590,7 @@ Status write_graph(const Plan& plan, const std::string& name, const ByteBlockFn&
   info.type = plan.type;
   info.vertices = plan.vertices;
   info.edges = plan.records();
+  info.symmetric = plan.symmetric;  // every (u,v) followed by (v,u), same weight
   Status ini = write_graph_ini(info);
   if (!ini.is_ok()) {
     ::unlink(name.c_str());

@@ -248,6 +248,7 @@ Status write_hilbert_ordered(const GraphInfo& input, const HilbertOrderOptions& 
   info.type = input.type;
   info.vertices = input.vertices;
   info.edges = input.edges;
+  info.symmetric = input.symmetric;  // the same records, reordered
   if (Status s = write_graph_ini(info); !s.is_ok()) {
     ::unlink(out_path.c_str());
     return s;

@@ -206,6 +206,7 @@ class Pipeline {
   bool use_file_weights_ = false;
   std::uint64_t max_id_plus_one_ = 0;
   std::uint64_t declared_vertices_ = 0;
+  bool mirrored_ = false;  // a symmetric Matrix Market file: every off-diagonal entry also written reversed
   std::uint64_t edge_index_ = 0;
   std::optional<Edge> last_;  // dedupe: previous edge in sorted order
   std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
@@ -437,6 +438,7 @@ Status Pipeline::process_line(const LineReader& reader, const LineReader::Line& 
     if (r.kind == LineKind::kEdge) {
       ES_RETURN_IF_ERROR(on_edge(r.edge));
       if (mm.header().symmetric && r.edge.src != r.edge.dst) {
+        mirrored_ = true;
         // The implied mirror entry: same line index, so random weights match.
         TextEdge m = r.edge;
         std::swap(m.src, m.dst);
@@ -529,6 +531,9 @@ Expected<IngestSummary> Pipeline::run() {
   info.type = s_.type;
   info.vertices = s_.vertices;
   info.edges = s_.edges;
+  // Both directions of every edge were written (--symmetric, or a symmetric Matrix Market file).
+  // Removing duplicates keeps that: both directions keep their minimum weight.
+  info.symmetric = o_.symmetric || mirrored_;
   if (o_.codec.enabled()) {
     info.codec = codec_name(o_.codec);
     info.frame_bytes = o_.frame_bytes;
