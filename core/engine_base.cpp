@@ -581,7 +581,7 @@ std::uint64_t EngineBase::place_buckets(Total&& total) {
 
 // place_buckets for counts[t][b] (task t's records of bucket b), summed over the tasks.
 void EngineBase::place_counted_buckets(const std::vector<std::vector<std::uint64_t>>& counts) {
-  place_buckets([&](std::uint64_t b) {
+  grid_records_ = place_buckets([&](std::uint64_t b) {
     std::uint64_t sum = 0;
     for (const std::vector<std::uint64_t>& c : counts) sum += c[b];
     return sum;
@@ -599,7 +599,7 @@ std::pair<std::uint64_t, std::uint64_t> EngineBase::grid_records_of(std::uint32_
   auto begin = [&](std::uint32_t from, std::uint32_t to) {
     return bucket_begin_[(block_cell(from, to) << grid_bucket_bits_) | (to >= from ? side_bucket : 0)];
   };
-  const std::uint64_t end = x + 1 < grid_blocks_ ? begin(x + 1, d) : d + 1 < grid_blocks_ ? begin(0, d + 1) : graph_.edges;
+  const std::uint64_t end = x + 1 < grid_blocks_ ? begin(x + 1, d) : d + 1 < grid_blocks_ ? begin(0, d + 1) : grid_records_;
   return {begin(x, d), end};
 }
 
@@ -607,12 +607,12 @@ Expected<EngineBase::GridView> EngineBase::start_grid_pass() {
   GridView view;
   if (!grid_on_disk_) {
     view.bytes = grid_.data();
-    view.hi = graph_.edges;
+    view.hi = grid_records_;
     return view;
   }
   if (grid_resident_) {  // every window in memory at its file offset
     view.bytes = grid_windows_.data();
-    view.hi = graph_.edges;
+    view.hi = grid_records_;
     view.windows = grid_disk_windows_;
     return view;
   }
@@ -628,7 +628,7 @@ Expected<EngineBase::GridView> EngineBase::start_grid_pass() {
 }
 
 Status EngineBase::next_grid_window(GridView& view) {
-  if (!grid_on_disk_ || grid_resident_ || view.hi >= graph_.edges) {
+  if (!grid_on_disk_ || grid_resident_ || view.hi >= grid_records_) {
     return Status{StatusCode::kInternal, "edge grid: a task waits for records past the grid"};
   }
   ES_ASSIGN_OR_RETURN(const GridWindowReader::Window read, grid_reader_->next());
@@ -705,7 +705,7 @@ void EngineBase::build_grid() {
 void EngineBase::finish_grid() {
   edge_cache_ = AlignedBuffer();
   const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
-  const std::uint64_t used = round_up(graph_.edges * grid_record_bytes_, kIoAlignment) + (buckets + 1) * sizeof(std::uint64_t);
+  const std::uint64_t used = round_up(grid_records_ * grid_record_bytes_, kIoAlignment) + (buckets + 1) * sizeof(std::uint64_t);
   const std::uint64_t reserved = plan_.grid_bytes + plan_.edge_cache_bytes;
   allocate_sources(reserved > used ? reserved - used : 0);
   grid_ready_ = true;
@@ -840,6 +840,7 @@ Status EngineBase::build_disk_grid() {
   grid_file_bytes_ = 0;
   grid_kept_windows_ = 0;
   grid_kept_bytes_ = 0;
+  grid_halved_ = symmetric_one_way_;
   grid_by_column_ = traits_.by_destination;
   grid_windows_ = AlignedBuffer(plan_.grid_memory_bytes);
   grid_order_ = grid_bucket_order();
@@ -970,7 +971,7 @@ std::uint64_t EngineBase::grid_slab_records() const {
 // grid_slab_records(); compressed, a slab ends at a bucket boundary (a bucket is sorted as a
 // whole) unless a single bucket does not fit (then it is cut).
 std::vector<std::uint64_t> EngineBase::grid_slab_bounds() const {
-  const std::uint64_t n = graph_.edges;
+  const std::uint64_t n = grid_records_;
   const std::uint64_t capacity = grid_slab_records();
   std::vector<std::uint64_t> bounds = {0};
   std::uint64_t lo = 0;
@@ -1003,11 +1004,13 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
   const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
   const std::string input_name = "edge file " + input_file_.path();
   std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
+  const bool halved = grid_halved_;
   std::uint64_t seen = 0;
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
     ES_RETURN_IF_ERROR(check_run(run, first, [&](std::size_t t, std::uint64_t, const Edge& e) {
+      if (halved && e.src > e.dst) return;  // the reverse of a record the grid keeps
       const std::uint64_t b = bucket_of(e.src, e.dst);
       ++counts[t][b];
       on_bucket(t, b);
@@ -1054,6 +1057,7 @@ Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab, std::b
   const bool local4 = grid_layout_ == GridLayout::kLocal4;
   std::vector<std::uint64_t> next = bucket_begin_;
   const std::vector<std::uint8_t> owners = bucket_owners();
+  const bool halved = grid_halved_;
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   return for_each_record_run(*reader, rs, "edge file " + input_file_.path(), [&](std::span<const std::byte> run, std::uint64_t) -> Status {
     if (cancel_requested()) return cancelled();
@@ -1063,6 +1067,7 @@ Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab, std::b
       const std::uint8_t* owner = owners.data();
       for (std::size_t i = 0; i < m; ++i) {
         const Edge e = decode_edge(run.data() + i * rs, type);
+        if (halved && e.src > e.dst) continue;  // not in a halved grid
         const std::uint64_t b = bucket_of(e.src, e.dst);
         if (owner[b] != t) continue;
         const std::uint64_t at = cursor[b]++ - lo;
@@ -1099,7 +1104,7 @@ Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::by
                                      [&](std::uint64_t at, std::uint32_t b) { return at < bucket_begin_[b]; });
   for (auto it = from == grid_order_.begin() ? from : std::prev(from); it != grid_order_.end(); ++it) {
     const std::uint64_t begin = std::max(bucket_begin_[*it], lo);
-    const std::uint64_t end = std::min(std::next(it) == grid_order_.end() ? graph_.edges : bucket_begin_[*std::next(it)], lo + slab);
+    const std::uint64_t end = std::min(std::next(it) == grid_order_.end() ? grid_records_ : bucket_begin_[*std::next(it)], lo + slab);
     if (begin >= lo + slab) break;
     if (begin >= end) continue;
     const std::uint32_t sub = *it & ((std::uint32_t{1} << bucketing_.sub_bits) - 1);
@@ -1161,7 +1166,6 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   const std::size_t rs = graph_.record_size();
   const std::size_t grid_rs = grid_record_bytes_;
   const std::size_t staged_record = 4 + grid_rs;  // u32 bucket, then the grid record
-  const std::uint64_t n = graph_.edges;
   const std::size_t T = plan_.threads;
   const std::size_t flushers = std::min<std::uint64_t>(T, groups);  // task t stages the groups g % T == t
   const EdgeFileType type = graph_.type;
@@ -1169,6 +1173,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   const std::uint32_t local_mask = grid_local_mask();
   const bool local4 = grid_layout_ == GridLayout::kLocal4;
   const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
+  const bool halved = grid_halved_;
   const std::vector<std::uint32_t>& order = grid_order_;
   std::vector<std::uint32_t> group_of(buckets, 0);
   std::vector<std::uint32_t> rank(buckets, 0);          // a bucket's position among its group's
@@ -1266,6 +1271,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
         const std::uint32_t* group_index = group_of.data();
         for (std::size_t i = m * t / T; i < m * (t + 1) / T; ++i) {
           const Edge e = decode_edge(run.data() + i * rs, type);
+          if (halved && e.src > e.dst) continue;  // not in a halved grid
           ++count[group_index[bucket_of(e.src, e.dst)]];
         }
         std::copy(count.begin(), count.end(), run_groups.begin() + static_cast<std::ptrdiff_t>(t * groups));
@@ -1296,6 +1302,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       const std::size_t end = m * (t + 1) / T;
       for (std::size_t i = m * t / T; i < end; ++i) {
         const Edge e = decode_edge(run.data() + i * kInput, type);
+        if (halved && e.src > e.dst) continue;  // not in a halved grid
         const auto b = static_cast<std::uint32_t>(bucket_of(e.src, e.dst));
         std::byte*& at = next[group_index[b]];
         std::byte* to = at;
@@ -1351,7 +1358,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::uint32_t g = group_of[order[i]];
     first[g] = std::min(first[g], bucket_begin_[order[i]]);
-    end[g] = std::max(end[g], i + 1 < order.size() ? bucket_begin_[order[i + 1]] : n);
+    end[g] = std::max(end[g], i + 1 < order.size() ? bucket_begin_[order[i + 1]] : grid_records_);
   }
   AlignedBuffer in(out_capacity);
   std::vector<std::uint64_t> next;

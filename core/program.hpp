@@ -56,8 +56,10 @@
 //     // Contract: scatter_source(source(v, s), e, s, emit) emits exactly what scatter(v, e, s, emit) does.
 //     // Optional, kUndirected programs only: true when the result does not depend on how many
 //     // times an edge is stored (cc's minimum labels). On an input whose .ini says symmetric=1
-//     // (every edge also stored reversed), the grid then scatters each record one way: the reverse
-//     // record's forward scatter is this record's reverse one.
+//     // (every edge also stored reversed), each edge is then used once per direction instead of
+//     // twice: the in-memory grid scatters each record one way (the reverse record's forward
+//     // scatter is this record's reverse one), the on-disk grid keeps only the records with
+//     // src <= dst and scatters them both ways, K > 1 edge streams get no reversed copies.
 //     static constexpr bool kOneWayOnSymmetricInput = true;
 //   };
 //
