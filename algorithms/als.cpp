@@ -5,16 +5,11 @@
 #include <sstream>
 
 #include "algorithms/runner_support.hpp"
+#include "utils/mix64.hpp"
 
 namespace edgestream {
 
 namespace {
-
-std::uint64_t mix(std::uint64_t z) {  // splitmix64's finaliser
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 bool close(double got, double want) { return std::fabs(got - want) <= kAlsTolerance * std::max(1.0, std::fabs(want)); }
 
@@ -43,7 +38,7 @@ double dot(const double* p, const double* q) {
 }  // namespace
 
 double als_initial_value(VertexId v, unsigned component) {
-  const std::uint64_t h = mix(0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(v) * 2 * kAlsRank + component + 1));
+  const std::uint64_t h = mix64(0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(v) * 2 * kAlsRank + component + 1));
   return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "algorithms/runner_support.hpp"
+#include "utils/mix64.hpp"
 
 namespace edgestream {
 
@@ -38,12 +39,7 @@ Expected<HllParams> hll_params(double rsd) {
   return p;
 }
 
-std::uint64_t hyperanf_hash(VertexId v) {
-  std::uint64_t z = std::uint64_t{v} + 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+std::uint64_t hyperanf_hash(VertexId v) { return splitmix64(v); }
 
 namespace {
 // 2^-r for every register value r (exact powers of two).

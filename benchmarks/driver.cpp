@@ -168,8 +168,8 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
       << grid_codec_name(s.plan.grid_codec) << "\",\"record_bytes\":"
       << s.plan.grid_record_bytes << ",\"window_bytes\":" << s.plan.grid_window_bytes << ",\"resident\":" << (s.plan.grid_resident ? "true" : "false") << ",\"kept_bytes\":"
       << s.plan.grid_kept_bytes << ",\"file_bytes\":"
-      << s.plan.grid_file_bytes << ",\"symmetric_one_way\":" << (s.symmetric_one_way ? "true" : "false")
-      << "},\"supersteps\":" << s.supersteps
+      << s.plan.grid_file_bytes << "},\"symmetric_one_way\":" << (s.symmetric_one_way ? "true" : "false")
+      << ",\"supersteps\":" << s.supersteps
       << ",\"wall_seconds\":" << wall_seconds << ",\"setup_seconds\":" << s.setup_seconds
       << ",\"engine_seconds\":" << s.engine_seconds << ",\"io_wait_seconds\":" << s.io_wait_seconds()
       << ",\"bytes_read\":" << s.bytes_read() << ",\"bytes_written\":" << s.bytes_written() << ",\"streams\":{";

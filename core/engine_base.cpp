@@ -14,6 +14,7 @@
 #include "core/staged_block.hpp"
 #include "io/cancellation.hpp"
 #include "io/record_stream.hpp"
+#include "utils/mix64.hpp"
 
 namespace edgestream {
 
@@ -49,12 +50,6 @@ Status ensure_open_file_limit(std::uint64_t needed) {
 }
 
 namespace {
-
-std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 // A 64-bit hash of the undirected edge {src, dst} (with its weight when with_weight: programs that
 // read weights), added for src < dst, subtracted for src > dst, 0 for a loop: the sum over a

@@ -58,7 +58,7 @@ struct EngineProgramTraits {
   bool reverse_edges = false;     // kHasReverseEdges<P>: K > 1 keeps a second set of edge streams, by destination
   std::size_t source_bytes = 0;   // sizeof(P::Source) for ProgramWithSource, else 0
   bool by_destination = false;    // the grid can be scattered by destination block (Engine::scatter_grid_columns)
-  bool one_way_on_symmetric = false;  // program_one_way_on_symmetric<P>(): one way on a symmetric input's grid
+  bool one_way_on_symmetric = false;  // program_one_way_on_symmetric<P>(): each edge once per direction on a symmetric input
 };
 
 class EngineBase {
@@ -223,9 +223,10 @@ class EngineBase {
   GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)
   std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
   bool input_validated_ = false;           // every input record has been read and checked once
-  // K = 1 grid of a program that scatters one way on a symmetric input (traits_.one_way_on_symmetric,
-  // the .ini's symmetric=1): check_run sums a signed hash of every record (+ for src < dst, - for
-  // its reverse), and check_symmetry() refuses the input unless the sum is 0 before any superstep.
+  // A program that uses each edge once per direction on a symmetric input (traits_.one_way_on_symmetric,
+  // the .ini's symmetric=1), with a grid (K = 1) or edge streams (K > 1): check_run and the split
+  // sum a signed hash of every record (+ for src < dst, - for its reverse), and check_symmetry()
+  // refuses the input unless the sum is 0, before any superstep.
   bool symmetric_one_way_ = false;
   std::uint64_t symmetry_sum_ = 0;
   // The on-disk grid of such a program keeps only the records with src <= dst (the others are the

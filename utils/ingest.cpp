@@ -18,18 +18,12 @@
 #include "utils/edge_record_file.hpp"
 #include "utils/external_edge_sort.hpp"
 #include "utils/external_sort.hpp"
+#include "utils/mix64.hpp"
 
 namespace edgestream {
 namespace {
 
 Status cancelled() { return {StatusCode::kCancelled, "interrupted by a signal; no graph was written"}; }
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 // Uniform in [0,1), from the seed and the index of the edge line: identical for both directions of a
 // symmetrised edge and independent of the memory budget.
