@@ -184,8 +184,7 @@ class Engine : private EngineBase {
 
     ES_RETURN_IF_ERROR(open_streams());
     ES_RETURN_IF_ERROR(split_input());
-    input_validated_ = true;
-    return Status::ok();
+    return input_checked();
   }
 
   // ---- supersteps -------------------------------------------------------------------------
@@ -481,7 +480,7 @@ class Engine : private EngineBase {
       if (index != nullptr && keyed_scatter_pays(s, mode)) return scatter_keyed_run(run, first, s, mode, *index, file);
       return scatter_run(run, type, first, s, mode, /*validate=*/from_input, from_input ? nullptr : &file);
     }));
-    if (from_input) input_validated_ = true;  // every record was read and checked
+    if (from_input) return input_checked();  // every record was read and checked
     return Status::ok();
   }
 

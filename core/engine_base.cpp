@@ -65,6 +65,10 @@ std::uint64_t signed_edge_hash(const Edge& e, bool with_weight) {
   return e.src < e.dst ? h : 0 - h;
 }
 
+struct alignas(64) PaddedSum {  // one task's running sum, on a cache line of its own
+  std::uint64_t value = 0;
+};
+
 }  // namespace
 
 Status invalid_edge_error(const GraphInfo& graph, std::uint64_t record, const Edge& e, bool check_weights) {
@@ -198,10 +202,7 @@ Status EngineBase::split_input() {
   std::vector<std::uint64_t> bad(T);
   std::vector<Edge> bad_edges(T);
   std::vector<Status> errors(T);
-  struct alignas(64) Sum {
-    std::uint64_t value = 0;
-  };
-  std::vector<Sum> symmetry(T);  // symmetric_one_way_: each task's records (those of its source partitions)
+  std::vector<PaddedSum> symmetry(T);  // symmetric_one_way_: each task's records (those of its source partitions)
   // Keyed streams (core/keyed_segments.hpp): stream i (forward streams 0..K-1, then the reverse
   // ones) collects a segment, grouped into its task's sorted copy and appended when full.
   const std::uint64_t S = plan_.segment_records;
@@ -336,11 +337,12 @@ Status EngineBase::split_input() {
     }
     stats_.edges_io += counters[q];
   }
-  for (const Sum& sum : symmetry) symmetry_sum_ += sum.value;
-  return check_symmetry();
+  for (const PaddedSum& sum : symmetry) symmetry_sum_ += sum.value;
+  return Status::ok();
 }
 
-Status EngineBase::check_symmetry() {
+Status EngineBase::input_checked() {
+  input_validated_ = true;
   if (!symmetric_one_way_ || symmetry_sum_ == 0) return Status::ok();
   return bad_input(graph_.ini_path.string() + " says symmetric=1, but edge file " + graph_.edge_path.string() +
                    " is not symmetric: some edge is not also stored reversed as often as itself" +
@@ -433,10 +435,7 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
   const EdgeFileType type = graph_.type;
   std::vector<std::uint64_t> bad(T, UINT64_MAX);
   std::vector<Edge> bad_edges(T);
-  struct alignas(64) Sum {
-    std::uint64_t value = 0;
-  };
-  std::vector<Sum> symmetry(T);
+  std::vector<PaddedSum> symmetry(T);
   const bool symmetric = symmetric_one_way_;
   const bool with_weight = traits_.reads_weights;
   pool_->run(T, [&](std::size_t t, unsigned) {
@@ -454,7 +453,7 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
       if (symmetric) symmetry[t].value += signed_edge_hash(e, with_weight);
     }
   });
-  for (const Sum& sum : symmetry) symmetry_sum_ += sum.value;
+  for (const PaddedSum& sum : symmetry) symmetry_sum_ += sum.value;
   for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
     if (bad[t] != UINT64_MAX) return invalid_edge_error(graph_, bad[t], bad_edges[t], traits_.check_weights);
   }
@@ -496,8 +495,7 @@ Status EngineBase::load_edge_cache() {
     return input_ended_early("edge file " + input_file_.path(), cached, bytes);
   }
   edges_cached_ = true;
-  input_validated_ = true;
-  ES_RETURN_IF_ERROR(check_symmetry());
+  ES_RETURN_IF_ERROR(input_checked());
   if (plan_.grid_bytes > 0) build_grid();
   return Status::ok();
 }
@@ -789,8 +787,7 @@ Status EngineBase::load_grid_records() {
   while (range_first.size() < T) start_range(n);
   range_first.push_back(n);
   edges_cached_ = true;
-  input_validated_ = true;
-  ES_RETURN_IF_ERROR(check_symmetry());
+  ES_RETURN_IF_ERROR(input_checked());
   place_counted_buckets(counts);
   counts = {};
   for (std::vector<std::uint64_t>& cursor : before) {
@@ -1018,8 +1015,7 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
     return input_ended_early(input_name, seen * rs, n * rs);
   }
   place_counted_buckets(counts);
-  input_validated_ = true;
-  ES_RETURN_IF_ERROR(check_symmetry());
+  ES_RETURN_IF_ERROR(input_checked());
   return Status::ok();
 }
 

@@ -77,6 +77,10 @@ class EngineBase {
   Status open_streams();
   /// K > 1: one pass over the input (every record checked) into the partitions' edge streams.
   Status split_input();
+  /// Every input record has been read and checked (input_validated_); with symmetric_one_way_,
+  /// the error naming the .ini and the edge file unless every edge was stored in both directions
+  /// (symmetry_sum_ == 0). Call once the pass that checked them ends, before any superstep.
+  Status input_checked();
   /// Closes every scratch file and removes the scratch directory; collects the I/O counters.
   /// Called once at the end of a run, whatever its outcome.
   void close_run();
@@ -144,9 +148,6 @@ class EngineBase {
 
  private:
   void collect_io_counters();
-  /// After the pass that checked every input record: with symmetric_one_way_, the error naming the
-  /// .ini and the edge file unless every edge was stored in both directions (symmetry_sum_ == 0).
-  Status check_symmetry();
   /// Checks every record of `run` (input records from `first` on) on the pool, one contiguous range
   /// per task, calling on_edge(task, record index, edge) for each valid one; the earliest invalid record is the error.
   /// With `copy_to`, each task also copies its range there (copy_to must have room for the run).
@@ -225,7 +226,7 @@ class EngineBase {
   bool input_validated_ = false;           // every input record has been read and checked once
   // A program that uses each edge once per direction on a symmetric input (traits_.one_way_on_symmetric,
   // the .ini's symmetric=1), with a grid (K = 1) or edge streams (K > 1): check_run and the split
-  // sum a signed hash of every record (+ for src < dst, - for its reverse), and check_symmetry()
+  // sum a signed hash of every record (+ for src < dst, - for its reverse), and input_checked()
   // refuses the input unless the sum is 0, before any superstep.
   bool symmetric_one_way_ = false;
   std::uint64_t symmetry_sum_ = 0;
