@@ -249,12 +249,7 @@ TEST_CASE("triangle_counting: real-graph facts (self-loops never counted)", "[al
 TEST_CASE("triangle_counting: approximate min-hash estimator is deterministic and in range", "[alg_triangles]") {
   TempDir dir;
   // A symmetric graph (both directions listed), as X-Stream's estimator expects.
-  std::vector<Edge> edges;
-  for (const Edge& e : random_edges(300, 3000, 11)) {
-    if (e.src == e.dst) continue;
-    edges.push_back(e);
-    edges.push_back(Edge{e.dst, e.src, e.weight});
-  }
+  const std::vector<Edge> edges = with_reverses(random_edges(300, 3000, 11));
   const auto ini = write_graph(dir.path(), "sym", edges, 300);
   InMemoryGraph g;
   g.vertices = 300;

@@ -76,6 +76,17 @@ std::vector<Edge> random_edges(std::uint64_t vertices, std::uint64_t edges, std:
   return out;
 }
 
+std::vector<Edge> with_reverses(const std::vector<Edge>& edges, bool keep_loops) {
+  std::vector<Edge> both;
+  both.reserve(2 * edges.size());
+  for (const Edge& e : edges) {
+    if (e.src == e.dst && !keep_loops) continue;
+    both.push_back(e);
+    both.push_back(Edge{e.dst, e.src, e.weight});
+  }
+  return both;
+}
+
 std::string tool_path(const std::string& name) { return std::string(EDGESTREAM_BIN_DIR) + "/" + name; }
 
 bool flip_byte(const std::filesystem::path& path, std::uint64_t offset, unsigned char mask) {

@@ -68,6 +68,9 @@ std::filesystem::path write_graph(const std::filesystem::path& dir, const std::s
 
 /// A random graph: `edges` edges with uniform endpoints (and weights in [0,1)) from `seed`.
 std::vector<Edge> random_edges(std::uint64_t vertices, std::uint64_t edges, std::uint64_t seed);
+/// A symmetric version of `edges`: each edge followed by its reverse (same weight); loops dropped,
+/// or (keep_loops) each kept and followed by its copy.
+std::vector<Edge> with_reverses(const std::vector<Edge>& edges, bool keep_loops = false);
 
 struct ProcessResult {
   int exit_code = -1;  // 128 + signal if killed by a signal

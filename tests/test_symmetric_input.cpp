@@ -29,11 +29,7 @@ std::filesystem::path symmetric_graph(const std::filesystem::path& dir, const st
                                       std::uint64_t edges, std::uint64_t seed) {
   std::vector<Edge> half = random_edges(vertices, edges, seed);
   for (std::size_t i = 0; i < half.size(); i += 7) half[i].dst = half[i].src % 13;  // hubs, loops, duplicates
-  std::vector<Edge> both;
-  for (const Edge& e : half) {
-    both.push_back(e);
-    both.push_back(Edge{e.dst, e.src, e.weight});
-  }
+  std::vector<Edge> both = with_reverses(half, /*keep_loops=*/true);
   std::shuffle(both.begin(), both.end(), std::mt19937_64(seed));
   const auto ini = write_graph(dir, name, both, vertices, EdgeFileType::kUnweighted);
   append_ini(ini, "symmetric=1");
@@ -215,12 +211,7 @@ TEST_CASE("symmetric input: a false claim is an error naming the .ini and the ed
   TempDir dir;
   TempDir work;
   // Both directions of every edge but one: its reverse is replaced by another edge's copy.
-  std::vector<Edge> both;
-  for (const Edge& e : random_edges(5000, 20000, 8)) {
-    if (e.src == e.dst) continue;
-    both.push_back(e);
-    both.push_back(Edge{e.dst, e.src, e.weight});
-  }
+  std::vector<Edge> both = with_reverses(random_edges(5000, 20000, 8));
   both[12345] = both[100];
   const auto ini = write_graph(dir.path(), "g", both, 5000, EdgeFileType::kUnweighted);
   append_ini(ini, "symmetric=1");
