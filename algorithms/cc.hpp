@@ -21,7 +21,7 @@ struct CcProgram {
   };
   static constexpr bool kUndirected = true;
   // Minimum labels do not depend on how often an edge is stored: on a symmetric input (.ini
-  // symmetric=1) the grid scatters each record one way (core/program.hpp).
+  // symmetric=1) each edge is used once per direction, not twice (core/program.hpp).
   static constexpr bool kOneWayOnSymmetricInput = true;
   static constexpr bool kCombinable = true;
   static constexpr bool kHasPrepare = false;

@@ -30,6 +30,9 @@ struct CheckBipProgram {
     std::uint32_t colours;  // 0 in phase 0; phase 1: bit c set = a neighbour has colour c
   };
   static constexpr bool kUndirected = true;
+  // Minimum (root, level) pairs and OR-ed colours do not depend on how often an edge is stored: a
+  // symmetric input is used once per direction (core/program.hpp).
+  static constexpr bool kOneWayOnSymmetricInput = true;
   static constexpr bool kCombinable = true;
   static constexpr bool kHasPrepare = false;
   static constexpr bool kNonNegativeWeights = false;

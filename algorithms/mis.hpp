@@ -33,6 +33,10 @@ struct MisProgram {
     std::uint32_t in;     // 1: a lower-id neighbour is in the set
   };
   static constexpr bool kUndirected = true;
+  // A vertex waits for as many "out" messages as it counted records to lower ids: the set does not
+  // depend on how often an edge is stored, so a symmetric input is used once per direction
+  // (core/program.hpp).
+  static constexpr bool kOneWayOnSymmetricInput = true;
   static constexpr bool kCombinable = true;
   static constexpr bool kHasPrepare = true;
   static constexpr bool kNonNegativeWeights = false;

@@ -166,7 +166,7 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
       << (s.plan.grid_bytes > 0 && s.plan.grid_window_bytes == 0 ? "true" : "false")
       << ",\"on_disk\":" << (s.plan.grid_window_bytes > 0 ? "true" : "false") << ",\"codec\":\""
       << grid_codec_name(s.plan.grid_codec) << "\",\"record_bytes\":"
-      << s.plan.grid_record_bytes << ",\"window_bytes\":" << s.plan.grid_window_bytes << ",\"resident\":" << (s.plan.grid_resident ? "true" : "false") << ",\"kept_bytes\":"
+      << s.plan.grid_record_bytes << ",\"records\":" << s.plan.grid_records << ",\"window_bytes\":" << s.plan.grid_window_bytes << ",\"resident\":" << (s.plan.grid_resident ? "true" : "false") << ",\"kept_bytes\":"
       << s.plan.grid_kept_bytes << ",\"file_bytes\":"
       << s.plan.grid_file_bytes << "},\"symmetric_one_way\":" << (s.symmetric_one_way ? "true" : "false")
       << ",\"supersteps\":" << s.supersteps

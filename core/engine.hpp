@@ -797,8 +797,8 @@ class Engine : private EngineBase {
           const std::byte* const sources = sources_.data();
           const bool forward = mode.forward;
           const bool reverse = mode.reverse;
-          // Undirected on a symmetric input: the in-memory grid scatters each record one way (its
-          // reverse record does the other); the on-disk grid keeps only one of the two, both ways.
+          // Undirected on a symmetric input: a grid of whole records scatters each record one way
+          // (its reverse record does the other); a halved grid keeps only one of the two, both ways.
           const bool both_ways = !symmetric_one_way_ || grid_halved_;
           auto emit = [&](VertexId target, const Update& u) {
             const std::uint32_t block = target >> shift;

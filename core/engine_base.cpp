@@ -523,6 +523,7 @@ void EngineBase::init_grid() {
   if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
   grid_record_bytes_ = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : graph_.record_size();
   grid_keys_ = GridKeys::of(plan_.grid_shift, bucketing_.sub_bits);
+  grid_halved_ = false;  // the builders that halve it say so
   stats_.plan.grid_record_bytes = grid_record_bytes_;
 }
 
@@ -579,6 +580,7 @@ void EngineBase::place_counted_buckets(const std::vector<std::vector<std::uint64
     for (const std::vector<std::uint64_t>& c : counts) sum += c[b];
     return sum;
   });
+  stats_.plan.grid_records = grid_records_;
 }
 
 std::pair<std::uint64_t, std::uint64_t> EngineBase::grid_records_of(std::uint32_t x, std::uint32_t d) const {
@@ -712,6 +714,10 @@ void EngineBase::finish_grid() {
 // instead of the input's 8 or 12, and with no second pass decoding the input to count.
 // Memory: what the plan reserved for it (core/memory_plan.cpp): (grid_rs + id bytes) * n of edges,
 // then grid_rs * n of grid and 2T + 1 bucket arrays (T counters, T range cursors, the offsets).
+// Halved (symmetric_one_way_, like the on-disk grid): only the records with src <= dst are placed
+// (the others are their reverses), scattered both ways. A dropped record gets the id of bucket 0,
+// side 0 of the diagonal cell {0, 0}, which no record belongs to (a diagonal cell's records are
+// all on side 1): no id past the grid's buckets is needed, so the ids keep their 2 or 4 bytes.
 Status EngineBase::load_grid_records() {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
@@ -723,6 +729,9 @@ Status EngineBase::load_grid_records() {
   const bool local4 = grid_layout_ == GridLayout::kLocal4;
   const std::string input_name = "edge file " + input_file_.path();
   const std::size_t id_bytes = grid_bucket_id_bytes(buckets);
+  grid_halved_ = symmetric_one_way_;
+  const bool halved = grid_halved_;
+  constexpr std::uint64_t kDropped = 0;  // the bucket id of a record a halved grid leaves out
   edge_cache_ = AlignedBuffer(n * (grid_rs + id_bytes));
   std::byte* records = edge_cache_.data();
   std::byte* bucket_ids = records + n * grid_rs;
@@ -732,7 +741,9 @@ Status EngineBase::load_grid_records() {
   constexpr std::uint64_t kPageSize = 4096;  // the smallest page: one write in each faults every page in
   std::uint64_t touched = 0;
   auto touch_grid = [&](std::uint64_t records_read) {
-    const std::uint64_t upto = std::min<std::uint64_t>(grid_.size(), round_up(records_read * grid_rs, kPageSize));
+    // Halved: about half the records read are kept (the placement faults in any pages left).
+    const std::uint64_t kept = halved ? records_read / 2 : records_read;
+    const std::uint64_t upto = std::min<std::uint64_t>(grid_.size(), round_up(kept * grid_rs, kPageSize));
     if (upto <= touched) return;
     const std::uint64_t from = touched;
     pool_->run(T, [&](std::size_t t, unsigned) {
@@ -763,7 +774,8 @@ Status EngineBase::load_grid_records() {
     while (range_first.size() < T && first >= n * range_first.size() / T) start_range(first);
     touch_grid(first + run.size() / rs);
     return check_run(run, first, [&](std::size_t t, std::uint64_t i, const Edge& e) {
-      const std::uint64_t b = bucket_of(e.src, e.dst);
+      // (b, not a branch: which records a symmetric input keeps is a coin flip per record)
+      const std::uint64_t b = halved && e.src > e.dst ? kDropped : bucket_of(e.src, e.dst);
       ++counts[t][b];
       if (id_bytes == 2) {
         const auto id = static_cast<std::uint16_t>(b);
@@ -788,25 +800,40 @@ Status EngineBase::load_grid_records() {
   range_first.push_back(n);
   edges_cached_ = true;
   ES_RETURN_IF_ERROR(input_checked());
+  if (halved) {
+    for (std::vector<std::uint64_t>& c : counts) c[kDropped] = 0;
+  }
   place_counted_buckets(counts);
   counts = {};
   for (std::vector<std::uint64_t>& cursor : before) {
     for (std::uint64_t b = 0; b < buckets; ++b) cursor[b] += bucket_begin_[b];
   }
   std::byte* out = grid_.data();
-  auto place = [&]<std::size_t kSize, typename Id>(std::size_t r) {  // constant sizes: moves, not calls
+  // constant sizes: moves, not calls
+  auto place = [&]<std::size_t kSize, typename Id, bool kHalved>(std::size_t r) {
     std::uint64_t* next = before[r].data();
+    std::byte dropped[kSize];  // where a dropped record goes (a store, not a branch)
     for (std::uint64_t i = range_first[r]; i < range_first[r + 1]; ++i) {
       Id b = 0;
       std::memcpy(&b, bucket_ids + i * sizeof(Id), sizeof(Id));
-      std::memcpy(out + next[b]++ * kSize, records + i * kSize, kSize);
+      if constexpr (kHalved) {
+        const bool keep = b != kDropped;
+        std::memcpy(keep ? out + next[b] * kSize : dropped, records + i * kSize, kSize);
+        next[b] += keep ? 1 : 0;
+      } else {
+        std::memcpy(out + next[b]++ * kSize, records + i * kSize, kSize);
+      }
     }
   };
+  auto place_as = [&]<std::size_t kSize, bool kHalved>(std::size_t r) {
+    id_bytes == 2 ? place.template operator()<kSize, std::uint16_t, kHalved>(r)
+                  : place.template operator()<kSize, std::uint32_t, kHalved>(r);
+  };
   pool_->run(T, [&](std::size_t r, unsigned) {
-    if (id_bytes == 2) {
-      local4 ? place.template operator()<4, std::uint16_t>(r) : place.template operator()<8, std::uint16_t>(r);
+    if (halved) {
+      local4 ? place_as.template operator()<4, true>(r) : place_as.template operator()<8, true>(r);
     } else {
-      local4 ? place.template operator()<4, std::uint32_t>(r) : place.template operator()<8, std::uint32_t>(r);
+      local4 ? place_as.template operator()<4, false>(r) : place_as.template operator()<8, false>(r);
     }
   });
   finish_grid();

@@ -230,9 +230,10 @@ class EngineBase {
   // refuses the input unless the sum is 0, before any superstep.
   bool symmetric_one_way_ = false;
   std::uint64_t symmetry_sum_ = 0;
-  // The on-disk grid of such a program keeps only the records with src <= dst (the others are the
-  // reverses of those), scattered both ways: half the grid to build, store and read every
-  // superstep. (The in-memory grid keeps every record and scatters each one way.)
+  // The grid of block-local records of such a program (on disk or in memory) keeps only the records
+  // with src <= dst (the others are the reverses of those), scattered both ways: half the grid to
+  // build, store and read every superstep. (The in-memory grid of whole records keeps every record
+  // and scatters each one way.)
   bool grid_halved_ = false;
   std::uint64_t grid_records_ = 0;  // records in the grid (place_buckets): the input's, or fewer when halved
   std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition

@@ -71,6 +71,7 @@ struct MemoryPlan {
   std::uint64_t grid_kept_bytes = 0;    // the part of it that stays in memory (all when resident; set by the engine)
   unsigned grid_shift = 0;              // vertices per grid block = 1 << grid_shift
   std::size_t grid_record_bytes = 0;    // bytes per edge in the built grid (set by the engine when it builds it)
+  std::uint64_t grid_records = 0;       // records in the built grid: the input's, about half when halved (set by the engine)
   std::uint64_t grid_file_bytes = 0;    // the on-disk grid as built (its windows, padded; its file's size unless kept in memory as built)
   GridCodec grid_codec = GridCodec::kNone;  // the on-disk grid's codec (--grid_codec, auto resolved)
   // K > 1, keyed edge streams (core/keyed_segments.hpp): each edge stream is cut into segments of

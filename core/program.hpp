@@ -55,11 +55,12 @@
 //     template <class Emit> void scatter_source(const Source& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const;
 //     // Contract: scatter_source(source(v, s), e, s, emit) emits exactly what scatter(v, e, s, emit) does.
 //     // Optional, kUndirected programs only: true when the result does not depend on how many
-//     // times an edge is stored (cc's minimum labels). On an input whose .ini says symmetric=1
-//     // (every edge also stored reversed), each edge is then used once per direction instead of
-//     // twice: the in-memory grid scatters each record one way (the reverse record's forward
-//     // scatter is this record's reverse one), the on-disk grid keeps only the records with
-//     // src <= dst and scatters them both ways, K > 1 edge streams get no reversed copies.
+//     // times an edge is stored (cc's minimum labels; mis and checkbip too). On an input whose
+//     // .ini says symmetric=1 (every edge also stored reversed), each edge is then used once per
+//     // direction instead of twice: a grid of block-local records (in memory or on disk) keeps
+//     // only the records with src <= dst and scatters them both ways, a grid of whole records
+//     // scatters each record one way (the reverse record's forward scatter is this record's
+//     // reverse one), K > 1 edge streams get no reversed copies.
 //     static constexpr bool kOneWayOnSymmetricInput = true;
 //   };
 //

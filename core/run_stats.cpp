@@ -25,6 +25,7 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
       << "CORE::CONFIG::EDGES_IN_MEMORY " << (plan.edge_cache_bytes > 0 ? 1 : 0) << "\n"
       << "CORE::CONFIG::EDGE_GRID " << (plan.grid_bytes > 0 ? 1 : 0) << "\n"
       << "CORE::CONFIG::GRID_RECORD_BYTES " << plan.grid_record_bytes << "\n"
+      << "CORE::CONFIG::GRID_RECORDS " << plan.grid_records << "\n"
       << "CORE::CONFIG::GRID_ON_DISK " << (plan.grid_window_bytes > 0 ? 1 : 0) << "\n"
       << "CORE::CONFIG::GRID_WINDOW_BYTES " << plan.grid_window_bytes << "\n"
       << "CORE::CONFIG::GRID_CODEC " << grid_codec_name(plan.grid_codec) << "\n"

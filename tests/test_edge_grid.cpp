@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <vector>
 
@@ -60,6 +61,27 @@ TEST_CASE("block-pair schedule: every cell once, no block twice in a round", "[e
   }
   CHECK(cells.size() == block_cells(30));
   CHECK(*cells.rbegin() == block_cells(30) - 1);
+}
+
+TEST_CASE("grid bucketing: every edge has a bucket of the grid, never bucket 0 (a halved grid's mark for dropped records)", "[edge_grid]") {
+  // (blocks, vertices per block): one block, a few, sub-buckets capped, more than 2^16 buckets.
+  for (const auto& [blocks, shift] : {std::pair{1U, 16U}, std::pair{3U, 10U}, std::pair{64U, 16U}, std::pair{400U, 12U}}) {
+    INFO("blocks " << blocks << " shift " << shift);
+    const GridBucketing bucket_of = GridBucketing::of(blocks, shift);
+    const std::uint64_t buckets = grid_buckets(blocks, bucket_of.sub_bits);
+    const std::uint64_t vertices = std::uint64_t{blocks} << shift;
+    std::vector<std::uint64_t> seen(buckets, 0);
+    for (const Edge& e : random_edges(vertices, 200000, blocks)) {
+      const std::uint64_t b = bucket_of(e.src, e.dst);
+      REQUIRE(b < buckets);
+      ++seen[b];
+    }
+    for (std::uint32_t v = 0; v < vertices; v += 7) ++seen[bucket_of(v, v)];  // loops: diagonal cells, side 1
+    CHECK(seen[0] == 0);
+    // Cell {0, 0} is used, on side 1: its buckets are 2^sub_bits onwards.
+    const std::uint64_t subs = std::uint64_t{1} << bucket_of.sub_bits;
+    CHECK(std::accumulate(seen.begin() + static_cast<std::ptrdiff_t>(subs), seen.begin() + static_cast<std::ptrdiff_t>(2 * subs), std::uint64_t{0}) > 0);
+  }
 }
 
 // The skewed graph of the grid cases: hot low ids, a vertex count that is not a multiple of any
