@@ -96,6 +96,7 @@ Status EngineBase::plan_run(MemoryPlanInput input) {
   input.vertices = graph_.vertices;
   input.record_bytes = graph_.record_size();
   input.undirected = traits_.two_way;
+  input.symmetric_one_way = traits_.one_way_on_symmetric && graph_.symmetric;
   input.split_streams = traits_.reverse_edges ? 2 : 1;  // edges by source and by destination
   input.edges = graph_.edges;
   input.input_frame_bytes = graph_.framed() ? graph_.frame_bytes : 0;  // a compressed input's decoding slots

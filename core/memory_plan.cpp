@@ -267,6 +267,9 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // padding to whole blocks, and one run of staged records while the grid is built
       // (engine_base.cpp build_staged).
       const std::uint64_t padded = blocks << shift;
+      // (Every record, also on a symmetric input whose grid keeps about half: with that estimate
+      // rmat22-sym cc at 256M took Elias-Fano, resident, and was slower than with the records as
+      // they are, partly streamed: docs/performance.md, session 16.)
       const std::uint64_t grid_file = round_up(input.edges * input.grid_record_bytes, kIoAlignment);
       const std::uint64_t largest = std::max<std::uint64_t>(round_down(options.grid_window, kIoAlignment), kIoAlignment);
       const std::uint64_t step = std::min(kMinGridWindow, largest);
@@ -331,9 +334,10 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     if (plan.partitions <= 1 || options.segment_records == 0 || input.edges == 0) return plan;
     const std::uint64_t rs = input.stream_record_bytes;
     const std::uint64_t buffers = plan.partitions * input.split_streams + threads;
-    // Every stream's records: each edge once, or twice (undirected: both ways; reverse edges: by
-    // source and by destination); each stream's last segment may be partial.
-    const std::uint64_t records = input.edges * directions;
+    // Every stream's records: each edge once, or twice (undirected: both ways, unless the input
+    // holds the reverses itself; reverse edges: by source and by destination); each stream's last
+    // segment may be partial.
+    const std::uint64_t records = input.edges * (input.symmetric_one_way ? 1 : directions);
     const std::uint64_t streams = plan.partitions * input.split_streams;
     const std::uint64_t keys = plan.cache_partitions + plan.partitions;
     std::uint64_t segment = std::min(plan.batch_records, options.segment_records);

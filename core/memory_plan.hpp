@@ -19,6 +19,10 @@ struct MemoryPlanInput {
   std::size_t record_bytes = 0;   // bytes of one edge record in the input
   std::uint64_t edges = 0;        // records in the input
   bool undirected = false;        // each edge scattered in both directions
+  // An undirected program that uses each edge once per direction on this symmetric input
+  // (core/program.hpp kOneWayOnSymmetricInput): K > 1 streams get no reversed copies (a grid keeps
+  // about half the records, how many is known once the input is read: the plan counts them all).
+  bool symmetric_one_way = false;
   std::uint64_t split_streams = 1;  // streams per partition the split pass writes at once (2: reverse edges)
   std::uint64_t baseline_rss = 0; // bytes the process already uses (code, libraries, heap)
   // Striped scratch (core/volume_set.hpp): options.io is then the volumes' envelope (largest chunks,
