@@ -54,6 +54,11 @@ inline unsigned grid_sub_bucket_bits(std::uint32_t blocks, unsigned grid_shift) 
 /// Number of buckets (cells * 2^(bits+1)).
 inline std::uint64_t grid_buckets(std::uint32_t blocks, unsigned sub_bits) { return block_cells(blocks) << (sub_bits + 1); }
 
+/// The in-memory grid's records are moved to their buckets in this many groups of buckets
+/// consecutive in the grid's order (EngineBase::load_grid_records): each group's task writes to
+/// about buckets / 64 places at once, whose lines stay in the CPU cache.
+inline constexpr std::uint64_t kGridPlacementGroups = 64;
+
 /// Bytes that hold a bucket's index: 2 up to 2^16 buckets (sub-buckets are capped there), 4 beyond
 /// (from 256 blocks on, the cells' two sides alone are more buckets).
 inline std::size_t grid_bucket_id_bytes(std::uint64_t buckets) { return buckets <= (std::uint64_t{1} << 16) ? 2 : 4; }

@@ -709,16 +709,25 @@ void EngineBase::finish_grid() {
 
 // The in-memory grid of block-local records (the usual case), in one pass over the input: every
 // record is checked and kept as its grid record (4 or 8 bytes) with its bucket (2 bytes, or 4 for
-// more than 2^16 buckets: grid_bucket_id_bytes) in edge_cache_, counting the buckets of each placement range (range r:
-// the runs from record n*r/T on); then task r moves range r's records to their buckets, input
-// order kept inside a bucket: the same grid as build_grid's, from 6 to 12 bytes per edge kept
-// instead of the input's 8 or 12, and with no second pass decoding the input to count.
+// more than 2^16 buckets: grid_bucket_id_bytes) in edge_cache_, counting the buckets; then the
+// records are moved to their buckets, input order kept inside a bucket: the same grid as
+// build_grid's, from 6 to 12 bytes per edge kept instead of the input's 8 or 12, and with no
+// second pass decoding the input to count.
+// The move is cut in two so that neither half writes to thousands of places at once (a write
+// that misses the caches per record): while the input is read, each task groups its share of a
+// run by placement group (kGridPlacementGroups groups of buckets consecutive in the grid's order;
+// the run's records stay where they were, regrouped, and the groups' offsets are kept: a
+// "segment"), in time the cores would otherwise spend waiting for storage; then every group is
+// one placement task that copies its records, segment after segment (input order), into its
+// buckets (about buckets / kGridPlacementGroups of them).
 // Memory: what the plan reserved for it (core/memory_plan.cpp): (grid_rs + id bytes) * n of edges,
-// then grid_rs * n of grid and 2T + 1 bucket arrays (T counters, T range cursors, the offsets).
+// then grid_rs * n of grid, T + 2 bucket arrays (T counters, the cursors, the offsets), a run's
+// share per task to group into and the segments' offsets.
 // Halved (symmetric_one_way_, like the on-disk grid): only the records with src <= dst are placed
 // (the others are their reverses), scattered both ways. A dropped record gets the id of bucket 0,
 // side 0 of the diagonal cell {0, 0}, which no record belongs to (a diagonal cell's records are
 // all on side 1): no id past the grid's buckets is needed, so the ids keep their 2 or 4 bytes.
+// Bucket 0 belongs to an extra group that is never placed.
 Status EngineBase::load_grid_records() {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
@@ -754,27 +763,57 @@ Status EngineBase::load_grid_records() {
     });
     touched = upto;
   };
-  std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
-  // before[r][b]: bucket b's records before range r (range_first[r]); then range r's cursors.
-  std::vector<std::vector<std::uint64_t>> before;
-  std::vector<std::uint64_t> range_first;
-  auto start_range = [&](std::uint64_t first) {
-    std::vector<std::uint64_t> sum(buckets, 0);
-    for (const std::vector<std::uint64_t>& c : counts) {
-      for (std::uint64_t b = 0; b < buckets; ++b) sum[b] += c[b];
+  // Placement groups: the buckets in the grid's order cut into G groups; group G (not placed)
+  // holds a halved grid's dropped records.
+  const std::uint64_t G = std::min<std::uint64_t>(kGridPlacementGroups, buckets);
+  std::vector<std::uint32_t> group_of(buckets);
+  {
+    const std::vector<std::uint32_t> order = grid_bucket_order();
+    for (std::uint64_t rank = 0; rank < order.size(); ++rank) group_of[order[rank]] = static_cast<std::uint32_t>(rank * G / buckets);
+    if (halved) group_of[kDropped] = static_cast<std::uint32_t>(G);
+  }
+  const std::uint64_t stride = G + 2;  // a segment's offsets: where each group starts, and its end
+  std::vector<std::uint64_t> segment_first;   // each segment's first record
+  std::vector<std::uint64_t> segment_starts;  // stride per segment, relative to its first record
+  std::vector<std::vector<std::byte>> scratch(T);  // each task's share of a run, grouped
+  // Groups [lo, hi) in place (through `into`), writing its offsets to `starts`.
+  auto group_share = [&]<std::size_t kSize, typename Id>(std::uint64_t lo, std::uint64_t hi, std::vector<std::byte>& into,
+                                                          std::uint64_t* starts) {
+    const std::uint64_t m = hi - lo;
+    const std::uint32_t* group = group_of.data();
+    std::fill(starts, starts + stride, 0);
+    if (m == 0) return;
+    const auto id_at = [&](std::uint64_t i) {
+      Id b = 0;
+      std::memcpy(&b, bucket_ids + i * sizeof(Id), sizeof(Id));
+      return b;
+    };
+    for (std::uint64_t i = lo; i < hi; ++i) ++starts[group[id_at(i)] + 1];
+    for (std::uint64_t g = 1; g < stride; ++g) starts[g] += starts[g - 1];
+    into.resize(m * (kSize + sizeof(Id)));
+    std::byte* const grouped = into.data();
+    std::byte* const grouped_ids = grouped + m * kSize;
+    std::uint64_t next[kGridPlacementGroups + 1];
+    std::copy(starts, starts + G + 1, next);
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      const Id b = id_at(i);
+      const std::uint64_t at = next[group[b]]++;
+      std::memcpy(grouped + at * kSize, records + i * kSize, kSize);
+      std::memcpy(grouped_ids + at * sizeof(Id), &b, sizeof(Id));
     }
-    before.push_back(std::move(sum));
-    range_first.push_back(first);
+    std::memcpy(records + lo * kSize, grouped, m * kSize);
+    std::memcpy(bucket_ids + lo * sizeof(Id), grouped_ids, m * sizeof(Id));
   };
+  std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
-    if (first + run.size() / rs > n) {
+    const std::uint64_t m = run.size() / rs;
+    if (first + m > n) {
       return corruption(input_name + " holds more than the " + std::to_string(n) + " records its graph description gives");
     }
-    while (range_first.size() < T && first >= n * range_first.size() / T) start_range(first);
-    touch_grid(first + run.size() / rs);
-    return check_run(run, first, [&](std::size_t t, std::uint64_t i, const Edge& e) {
+    touch_grid(first + m);
+    ES_RETURN_IF_ERROR(check_run(run, first, [&](std::size_t t, std::uint64_t i, const Edge& e) {
       // (b, not a branch: which records a symmetric input keeps is a coin flip per record)
       const std::uint64_t b = halved && e.src > e.dst ? kDropped : bucket_of(e.src, e.dst);
       ++counts[t][b];
@@ -790,15 +829,31 @@ Status EngineBase::load_grid_records() {
       } else {
         encode_grid_record<GridLayout::kLocal8>(records + i * 8, e, local_mask);
       }
+    }));
+    // The tasks' shares of the run, one segment each (the split of check_run).
+    const std::size_t segments = segment_first.size();
+    for (std::size_t t = 0; t < T; ++t) segment_first.push_back(first + m * t / T);
+    segment_starts.resize((segments + T) * stride);
+    pool_->run(T, [&](std::size_t t, unsigned) {
+      const std::uint64_t lo = first + m * t / T;
+      const std::uint64_t hi = first + m * (t + 1) / T;
+      std::uint64_t* starts = segment_starts.data() + (segments + t) * stride;
+      if (id_bytes == 2) {
+        local4 ? group_share.template operator()<4, std::uint16_t>(lo, hi, scratch[t], starts)
+               : group_share.template operator()<8, std::uint16_t>(lo, hi, scratch[t], starts);
+      } else {
+        local4 ? group_share.template operator()<4, std::uint32_t>(lo, hi, scratch[t], starts)
+               : group_share.template operator()<8, std::uint32_t>(lo, hi, scratch[t], starts);
+      }
     });
+    return Status::ok();
   }));
+  scratch = {};
   std::uint64_t total = 0;  // the records seen: every one was counted
   for (const std::vector<std::uint64_t>& c : counts) total = std::accumulate(c.begin(), c.end(), total);
   if (total != n) {
     return input_ended_early(input_name, total * rs, n * rs);
   }
-  while (range_first.size() < T) start_range(n);
-  range_first.push_back(n);
   edges_cached_ = true;
   ES_RETURN_IF_ERROR(input_checked());
   if (halved) {
@@ -806,35 +861,26 @@ Status EngineBase::load_grid_records() {
   }
   place_counted_buckets(counts);
   counts = {};
-  for (std::vector<std::uint64_t>& cursor : before) {
-    for (std::uint64_t b = 0; b < buckets; ++b) cursor[b] += bucket_begin_[b];
-  }
+  std::vector<std::uint64_t> cursor = bucket_begin_;  // each bucket's next record (its group's task's alone)
   std::byte* out = grid_.data();
-  // constant sizes: moves, not calls
-  auto place = [&]<std::size_t kSize, typename Id, bool kHalved>(std::size_t r) {
-    std::uint64_t* next = before[r].data();
-    std::byte dropped[kSize];  // where a dropped record goes (a store, not a branch)
-    for (std::uint64_t i = range_first[r]; i < range_first[r + 1]; ++i) {
-      Id b = 0;
-      std::memcpy(&b, bucket_ids + i * sizeof(Id), sizeof(Id));
-      if constexpr (kHalved) {
-        const bool keep = b != kDropped;
-        std::memcpy(keep ? out + next[b] * kSize : dropped, records + i * kSize, kSize);
-        next[b] += keep ? 1 : 0;
-      } else {
+  // Group g's records, segment after segment. Constant sizes: moves, not calls.
+  auto place = [&]<std::size_t kSize, typename Id>(std::uint64_t g) {
+    std::uint64_t* next = cursor.data();
+    for (std::size_t s = 0; s < segment_first.size(); ++s) {
+      const std::uint64_t* starts = segment_starts.data() + s * stride;
+      const std::uint64_t base = segment_first[s];
+      for (std::uint64_t i = base + starts[g]; i < base + starts[g + 1]; ++i) {
+        Id b = 0;
+        std::memcpy(&b, bucket_ids + i * sizeof(Id), sizeof(Id));
         std::memcpy(out + next[b]++ * kSize, records + i * kSize, kSize);
       }
     }
   };
-  auto place_as = [&]<std::size_t kSize, bool kHalved>(std::size_t r) {
-    id_bytes == 2 ? place.template operator()<kSize, std::uint16_t, kHalved>(r)
-                  : place.template operator()<kSize, std::uint32_t, kHalved>(r);
-  };
-  pool_->run(T, [&](std::size_t r, unsigned) {
-    if (halved) {
-      local4 ? place_as.template operator()<4, true>(r) : place_as.template operator()<8, true>(r);
+  pool_->run(G, [&](std::size_t g, unsigned) {
+    if (id_bytes == 2) {
+      local4 ? place.template operator()<4, std::uint16_t>(g) : place.template operator()<8, std::uint16_t>(g);
     } else {
-      local4 ? place_as.template operator()<4, false>(r) : place_as.template operator()<8, false>(r);
+      local4 ? place.template operator()<4, std::uint32_t>(g) : place.template operator()<8, std::uint32_t>(g);
     }
   });
   finish_grid();
