@@ -24,11 +24,11 @@ constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 // Keyed edge streams need segments of at least this many records (smaller ones: more parallel steps
 // per edge than routing the updates costs).
 constexpr std::uint64_t kMinSegmentRecords = 1024;
-constexpr std::uint64_t kMinWriteChunk = 64 * 1024;
+constexpr std::uint64_t kMinWriteChunk = std::uint64_t{64} * 1024;
 constexpr std::uint64_t kCombinerSlots = 4096;
 // Allowance for what the plan cannot see exactly: allocator slack, thread stacks, small vectors.
 constexpr std::uint64_t kSlackBytes = 4 * kMiB;
-constexpr std::uint64_t kPerThreadSlackBytes = 512 * 1024;
+constexpr std::uint64_t kPerThreadSlackBytes = std::uint64_t{512} * 1024;
 // Windows of the on-disk grid are whole MiB (at most options.grid_window, default 64 MiB: many tasks
 // of a round per window, and two leave room in small budgets); a smaller --grid_window is taken as is.
 constexpr std::uint64_t kMinGridWindow = kMiB;
@@ -139,8 +139,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       {options.io.read_chunk, options.io.write_chunk, options.io.depth, user_batch ? user_batch : 65536},
       {mib_read, mib_write, shallow, user_batch ? user_batch : 65536},
       {mib_read, mib_write, shallow, user_batch ? user_batch : 16384},
-      {std::min<std::size_t>(options.io.read_chunk, 256 * 1024), kMinWriteChunk, shallow, user_batch ? user_batch : 4096},
-      {std::min<std::size_t>(options.io.read_chunk, 256 * 1024), kMinWriteChunk, shallow, user_batch ? user_batch : 1024},
+      {std::min<std::size_t>(options.io.read_chunk, std::size_t{256} * 1024), kMinWriteChunk, shallow, user_batch ? user_batch : 4096},
+      {std::min<std::size_t>(options.io.read_chunk, std::size_t{256} * 1024), kMinWriteChunk, shallow, user_batch ? user_batch : 1024},
   };
 
   // Candidate partition counts, fewest first (each extra partition means update traffic on
@@ -161,10 +161,10 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       plan.batch_records = attempt.batch;
       plan.combiner_slots = kCombinerSlots;
       plan.baseline_bytes = baseline;
-      plan.reader_bytes = std::uint64_t{attempt.depth + 1} * attempt.read_chunk + 2 * threads * input.input_frame_bytes;
+      plan.reader_bytes = std::uint64_t{attempt.depth + 1} * attempt.read_chunk + std::uint64_t{2} * threads * input.input_frame_bytes;
       // Per worker: the emitted updates of one batch and their routed copy, plus a combining table.
       plan.worker_bytes = threads * (2 * attempt.batch * directions * input.entry_bytes +
-                                     kCombinerSlots * (input.entry_bytes + 4) + 64 * 1024);
+                                     kCombinerSlots * (input.entry_bytes + 4) + std::uint64_t{64} * 1024);
       // Compressed streams (K > 1): each active writer also holds the raw frame it fills; each
       // worker a compression output buffer and, while a framed stream is read, one stored and one
       // decoded frame (compress/framed_stream.hpp). Frames are write_chunk raw bytes.
