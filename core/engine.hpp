@@ -505,14 +505,13 @@ class Engine : private EngineBase {
         if constexpr (ProgramWithTargets<P> && !kTwoWay) {
           // The on-disk grid of such a program is laid out by destination block: scattered by
           // destination block in every superstep (emits elsewhere are buffered and routed).
+          // With the whole grid in memory (built there, or resident after an on-disk build), a
+          // superstep whose updates go to the sources (PageRank's degree count): by source block,
+          // the same way (the pair schedule's rounds wait for their largest cell; on the grid laid
+          // out by column, every such update would be buffered and routed).
+          if ((!grid_on_disk_ || grid_resident_) && emits_to_sources(s, mode)) return scatter_grid_lines<kBySource>(s);
           if (grid_by_column_ || (!grid_on_disk_ && mode.forward && program_.emits_to_destination(s))) {
-            switch (grid_layout_) {
-              case GridLayout::kLocal4: return scatter_grid_columns<GridLayout::kLocal4>(s);
-              case GridLayout::kLocal8:
-                if constexpr (kProgramReadsWeights<P>) return scatter_grid_columns<GridLayout::kLocal8>(s);
-                break;
-              case GridLayout::kFull: return scatter_grid_columns<GridLayout::kFull>(s);
-            }
+            return scatter_grid_lines<kByDestination>(s);
           }
         }
         return scatter_grid_layout<true>(s, mode);
@@ -593,6 +592,15 @@ class Engine : private EngineBase {
     }
   }
 
+  // True when the program says superstep s's forward scatter does not emit to the edges'
+  // destinations (ProgramWithTargets: PageRank's degree count, whose updates go to the sources).
+  bool emits_to_sources(std::uint32_t s, ScatterMode mode) const {
+    if constexpr (ProgramWithTargets<P> && !kTwoWay) {
+      return mode.forward && !program_.emits_to_destination(s);
+    }
+    return false;
+  }
+
   // One superstep's scatter over the grid by destination block, for programs with a
   // narrow Source whose superstep emits to edge destinations only (ProgramWithTargets): task d
   // streams the records of every block pair (x -> d), x = 0, 1, ..., B - 1, so block d's states stay
@@ -604,8 +612,14 @@ class Engine : private EngineBase {
   // number of threads. An emit outside block d is buffered and routed as in scatter_grid_as.
   // The on-disk grid of these programs is laid out this way (EngineBase::grid_records_of): every
   // superstep runs here, the tasks in file order, window by window as in scatter_grid_as.
-  template <GridLayout kLayout>
-  Status scatter_grid_columns(std::uint32_t s) {
+  // kBySource (whole grid in memory only): the same by source block, for a superstep whose updates go to the
+  // sources (emits_to_sources: PageRank's degree count): task x streams (x -> d), d = 0, ..., B - 1,
+  // and gathers into block x. Unlike the pair schedule's rounds (each as long as its largest cell:
+  // rmat22's degree count took 0.5 s there, 3.5 times a rank superstep), the tasks need no barrier.
+  static constexpr bool kByDestination = false;
+  static constexpr bool kBySource = true;
+  template <bool kRows, GridLayout kLayout>
+  Status scatter_grid_lines_as(std::uint32_t s) {
     const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
     const unsigned shift = plan_.grid_shift;
     const std::uint32_t local_mask = grid_local_mask();
@@ -613,26 +627,31 @@ class Engine : private EngineBase {
     const std::uint32_t blocks = grid_blocks_;
     const std::byte* const sources = sources_.data();
     const auto* const src = reinterpret_cast<const typename P::Source*>(sources);
+    // Task `line` (a destination block d, or with kRows a source block x) streams the pairs
+    // (x -> d) of its line, `other` = the other block, 0, 1, ..., B - 1.
     struct Progress {
-      std::uint32_t from = 0;    // the source block x being streamed
-      std::uint64_t record = 0;  // next record of (x -> d) (absolute index)
+      std::uint32_t other = 0;   // the other block of the pair being streamed
+      std::uint64_t record = 0;  // next record of that pair (absolute index)
       bool started = false;
+    };
+    const auto pair_records = [this](std::uint32_t line, std::uint32_t other) {
+      return kRows ? grid_records_of(line, other) : grid_records_of(other, line);
     };
     std::vector<Progress> progress(blocks);
     std::vector<std::uint32_t> pending(blocks);
     std::iota(pending.begin(), pending.end(), 0U);
-    if (!grid_on_disk_) {
-      // In memory, the largest columns first, so that the last tasks of the superstep are short
-      // ones. (On disk the columns come in file order, window by window.)
-      std::vector<std::uint64_t> column_records(blocks, 0);
-      for (std::uint32_t d = 0; d < blocks; ++d) {
-        for (std::uint32_t x = 0; x < blocks; ++x) {
-          const auto [begin, end] = grid_records_of(x, d);
-          column_records[d] += end - begin;
+    if (!grid_on_disk_ || grid_resident_) {
+      // With the whole grid in memory, the largest lines first, so that the last tasks of the
+      // superstep are short ones. (Streamed, the columns come in file order, window by window.)
+      std::vector<std::uint64_t> line_records(blocks, 0);
+      for (std::uint32_t line = 0; line < blocks; ++line) {
+        for (std::uint32_t other = 0; other < blocks; ++other) {
+          const auto [begin, end] = pair_records(line, other);
+          line_records[line] += end - begin;
         }
       }
       std::stable_sort(pending.begin(), pending.end(),
-                       [&](std::uint32_t l, std::uint32_t r) { return column_records[l] > column_records[r]; });
+                       [&](std::uint32_t l, std::uint32_t r) { return line_records[l] > line_records[r]; });
     }
     ES_ASSIGN_OR_RETURN(GridView view, start_grid_pass());
     std::vector<std::uint32_t> unfinished;
@@ -640,35 +659,47 @@ class Engine : private EngineBase {
       if (cancel_requested()) return cancelled();
       begin_grid_step();
       pool_->run(pending.size(), [&](std::size_t i, unsigned worker) {
-        const std::uint32_t d = pending[i];
-        Progress& at = progress[d];
+        const std::uint32_t line = pending[i];
+        Progress& at = progress[line];
         Worker& w = workers_[worker];
         Entry* out = w.emitted.data();
         const std::size_t capacity = w.emitted.size();
         std::size_t k = w.emitted_count;
         std::uint64_t changed = 0;
         std::uint64_t direct = 0;
-        Vertex* st = states();
+        Vertex* const st = states();
         const GridView window = view;
+        // Copies in this task's frame, not the captured variables: the gathers' stores could
+        // alias those, which the loop would then read again for every record.
+        const unsigned block_shift = shift;
+        const std::uint32_t mask = local_mask;
+        const std::uint32_t superstep = s;
+        const std::byte* const source_bytes = sources;
+        const auto* const source_of = src;
         auto emit = [&](VertexId target, const Update& u) {
-          if ((target >> shift) == d) {
-            changed += program_.gather(target, st[target], u, s) ? 1 : 0;
+          if ((target >> block_shift) == line) {
+            changed += program_.gather(target, st[target], u, superstep) ? 1 : 0;
             ++direct;
           } else {
             out[k++] = Entry{target, u};
           }
         };
-        const VertexId dst_base = VertexId{d} << shift;
-        for (; at.from < blocks; ++at.from, at.started = false) {
-          if constexpr (ProgramWithActive<P>) {
-            if (block_active_[at.from] == 0) continue;  // every edge here reads a source of block x
+        if constexpr (kRows && ProgramWithActive<P>) {
+          if (block_active_[line] == 0) at.other = blocks;  // every edge here reads a source of block x
+        }
+        const VertexId line_base = VertexId{line} << block_shift;
+        for (; at.other < blocks; ++at.other, at.started = false) {
+          if constexpr (!kRows && ProgramWithActive<P>) {
+            if (block_active_[at.other] == 0) continue;  // every edge here reads a source of block x
           }
-          const auto [begin, end] = grid_records_of(at.from, d);
+          const auto [begin, end] = pair_records(line, at.other);
           if (!at.started) {
             at.record = begin;
             at.started = true;
           }
-          const VertexId src_base = VertexId{at.from} << shift;
+          const VertexId other_base = VertexId{at.other} << block_shift;
+          const VertexId src_base = kRows ? line_base : other_base;
+          const VertexId dst_base = kRows ? other_base : line_base;
           std::uint64_t r = at.record;
           while (r < end && r < window.hi) {
             const std::uint64_t room = (capacity - k) / P::kMaxEmitsPerEdge;  // certainly fit the buffer
@@ -678,11 +709,16 @@ class Engine : private EngineBase {
             for (; r < stop; ++r, record += rs) {
               if constexpr (kLayout != GridLayout::kFull) {
                 if (r + kGridPrefetchDistance < stop) {
-                  prefetch_grid_record<true>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st, sources);
+                  const std::byte* const ahead = record + kGridPrefetchDistance * rs;
+                  if constexpr (kRows) {
+                    prefetch_source_state(ahead, src_base, mask, st);
+                  } else {
+                    prefetch_grid_record<true>(ahead, src_base, dst_base, mask, st, source_bytes);
+                  }
                 }
               }
-              const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, local_mask);
-              program_.scatter_source(src[e.src], e, s, emit);
+              const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, mask);
+              program_.scatter_source(source_of[e.src], e, superstep, emit);
             }
           }
           at.record = r;
@@ -695,17 +731,37 @@ class Engine : private EngineBase {
       ES_RETURN_IF_ERROR(end_grid_step(s));
       unfinished.clear();
       bool ready = false;  // some unfinished task can go on in the current window
-      for (const std::uint32_t d : pending) {
-        const Progress& at = progress[d];
-        if (at.from >= blocks) continue;
-        unfinished.push_back(d);
-        ready = ready || (at.started ? at.record : grid_records_of(at.from, d).first) < view.hi;
+      for (const std::uint32_t line : pending) {
+        const Progress& at = progress[line];
+        if (at.other >= blocks) continue;
+        unfinished.push_back(line);
+        ready = ready || (at.started ? at.record : pair_records(line, at.other).first) < view.hi;
       }
       pending.swap(unfinished);
       // Every task left waits for records past the window (on-disk grid only): the next one.
       if (!pending.empty() && !ready) ES_RETURN_IF_ERROR(next_grid_window(view));
     }
     return Status::ok();
+  }
+
+  template <bool kRows>
+  Status scatter_grid_lines(std::uint32_t s) {
+    switch (grid_layout_) {
+      case GridLayout::kLocal4: return scatter_grid_lines_as<kRows, GridLayout::kLocal4>(s);
+      case GridLayout::kLocal8:
+        if constexpr (kProgramReadsWeights<P>) return scatter_grid_lines_as<kRows, GridLayout::kLocal8>(s);
+        return Status{StatusCode::kInternal, "edge grid: 8-byte records for a program that reads no weights"};
+      case GridLayout::kFull: break;
+    }
+    return scatter_grid_lines_as<kRows, GridLayout::kFull>(s);
+  }
+
+  // Prefetches, for writing, the state of the source of the compact grid record at `ahead`: all a
+  // by-source scatter's gathers touch.
+  static void prefetch_source_state(const std::byte* ahead, VertexId src_base, std::uint32_t local_mask, const Vertex* st) {
+    std::uint32_t local;
+    std::memcpy(&local, ahead, 4);
+    __builtin_prefetch(st + src_base + (local & local_mask), 1);
   }
 
   // The records from r on that lie in one window of the view and in one piece of it (or, in
@@ -788,22 +844,26 @@ class Engine : private EngineBase {
           std::size_t k = w.emitted_count;
           std::uint64_t changed = 0;
           std::uint64_t direct = 0;
-          Vertex* st = states();
+          Vertex* const st = states();
           const std::uint32_t a = task.a;
           const std::uint32_t b = task.b;
           const GridView window = view;
           const std::uint64_t hi = window.hi;
-          // Locals, not reads through `this` or `mode`: the gathers' stores could alias those.
+          // Locals, not reads through `this`, `mode` or the captured variables: the gathers'
+          // stores could alias those, which the loop would then read again for every record.
           const std::byte* const sources = sources_.data();
+          const unsigned block_shift = shift;
+          const std::uint32_t mask = local_mask;
+          const std::uint32_t superstep = s;
           const bool forward = mode.forward;
           const bool reverse = mode.reverse;
           // Undirected on a symmetric input: a grid of whole records scatters each record one way
           // (its reverse record does the other); a halved grid keeps only one of the two, both ways.
           const bool both_ways = !symmetric_one_way_ || grid_halved_;
           auto emit = [&](VertexId target, const Update& u) {
-            const std::uint32_t block = target >> shift;
+            const std::uint32_t block = target >> block_shift;
             if (block == a || block == b) {
-              changed += program_.gather(target, st[target], u, s) ? 1 : 0;
+              changed += program_.gather(target, st[target], u, superstep) ? 1 : 0;
               ++direct;
             } else {
               out[k++] = Entry{target, u};
@@ -834,30 +894,30 @@ class Engine : private EngineBase {
               const std::uint64_t room = (capacity - k) / kEmitsPerRecord;
               if (room == 0) break;
               std::uint64_t stop = std::min({r < side1 ? side1 : end, r + room, hi});
-              const VertexId src_base = (r < side1 ? y : x) << shift;
-              const VertexId dst_base = (r < side1 ? x : y) << shift;
+              const VertexId src_base = (r < side1 ? y : x) << block_shift;
+              const VertexId dst_base = (r < side1 ? x : y) << block_shift;
               const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
               for (; r < stop; ++r, record += rs) {
                 if constexpr (kLayout != GridLayout::kFull) {
                   if (r + kGridPrefetchDistance < stop) {
-                    prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, local_mask, st, sources);
+                    prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, mask, st, sources);
                   }
                 }
-                const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, local_mask);
+                const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, mask);
                 if constexpr (kFromSources) {
                   const auto* src = reinterpret_cast<const typename P::Source*>(sources);
-                  if (forward) program_.scatter_source(src[e.src], e, s, emit);
+                  if (forward) program_.scatter_source(src[e.src], e, superstep, emit);
                   if constexpr (P::kUndirected) {
-                    if (both_ways) program_.scatter_source(src[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                    if (both_ways) program_.scatter_source(src[e.dst], Edge{e.dst, e.src, e.weight}, superstep, emit);
                   }
                 } else {
-                  if (forward) program_.scatter(st[e.src], e, s, emit);
+                  if (forward) program_.scatter(st[e.src], e, superstep, emit);
                   if constexpr (P::kUndirected) {
-                    if (both_ways) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, s, emit);
+                    if (both_ways) program_.scatter(st[e.dst], Edge{e.dst, e.src, e.weight}, superstep, emit);
                   }
                 }
                 if constexpr (kReverse) {
-                  if (reverse) program_.scatter_reverse(st[e.dst], e, s, emit);
+                  if (reverse) program_.scatter_reverse(st[e.dst], e, superstep, emit);
                 }
               }
             }

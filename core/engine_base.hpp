@@ -57,7 +57,7 @@ struct EngineProgramTraits {
   bool two_way = false;           // every edge is scattered in both directions (undirected or reverse edges)
   bool reverse_edges = false;     // kHasReverseEdges<P>: K > 1 keeps a second set of edge streams, by destination
   std::size_t source_bytes = 0;   // sizeof(P::Source) for ProgramWithSource, else 0
-  bool by_destination = false;    // the grid can be scattered by destination block (Engine::scatter_grid_columns)
+  bool by_destination = false;    // the grid can be scattered by destination block (Engine::scatter_grid_lines_as)
   bool one_way_on_symmetric = false;  // program_one_way_on_symmetric<P>(): each edge once per direction on a symmetric input
 };
 

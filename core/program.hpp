@@ -121,7 +121,8 @@ concept ProgramWithSource = requires(const P& p, const typename P::Vertex& v, co
 
 /// True when P can tell that a superstep's scatter emits only to the destination of each edge (the
 /// optional emits_to_destination(); PageRank's rank supersteps, not its degree count). The in-memory
-/// grid then scatters by destination block (Engine::scatter_grid_columns). An emit elsewhere stays
+/// grid then scatters by destination block (Engine::scatter_grid_lines_as; by source block the
+/// supersteps that say they do not emit to the destinations). An emit elsewhere stays
 /// correct, only slower: it is buffered and routed like any update outside the task's blocks.
 template <typename P>
 concept ProgramWithTargets = requires(const P& p) {

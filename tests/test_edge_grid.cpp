@@ -501,7 +501,7 @@ struct RelayProgram {
 
 // RelayProgram with a narrow Source and the promise to emit to edge destinations only, which it
 // breaks (every edge also emits elsewhere): the in-memory grid scatters it by destination block
-// (Engine::scatter_grid_columns), where the broken promise costs buffering, not correctness.
+// (Engine::scatter_grid_lines_as), where the broken promise costs buffering, not correctness.
 struct RelaySourceProgram : RelayProgram {
   struct Source {
     std::uint32_t unused;
@@ -514,6 +514,13 @@ struct RelaySourceProgram : RelayProgram {
   bool emits_to_destination(std::uint32_t) const { return true; }
 };
 static_assert(ProgramWithSource<RelaySourceProgram> && ProgramWithTargets<RelaySourceProgram>);
+
+// RelaySourceProgram that says its odd supersteps do not emit to the destinations (as PageRank's
+// degree count, which emits to the sources): the in-memory grid scatters those by source block
+// (Engine::scatter_grid_lines_as), where the updates to block(src) are applied at once.
+struct RelayBySourceProgram : RelaySourceProgram {
+  bool emits_to_destination(std::uint32_t superstep) const { return superstep % 2 == 0; }
+};
 
 // Every vertex hashes the sources of its in-edges in the order their updates arrive: in the grid
 // scattered by block pair every update lands in the task's blocks, applied in record order, so
@@ -606,7 +613,8 @@ TEST_CASE("edge grid: updates to other vertices wait in a bounded buffer and all
   const auto ini = write_graph(dir.path(), "g", edges, V);
   auto info = read_graph_ini(ini);
   REQUIRE(info.has_value());
-  auto check = [&]<typename Program>(Program program, bool by_destination) {
+  enum class Scatter { kByPair, kByDestination, kAlternating };  // kAlternating: odd supersteps by source block
+  auto check = [&]<typename Program>(Program program, Scatter scatter) {
     program.vertices = V;
     std::vector<std::uint64_t> expected(V, 0);
     for (const Edge& e : edges) {
@@ -615,13 +623,19 @@ TEST_CASE("edge grid: updates to other vertices wait in a bounded buffer and all
     }
     for (const std::uint64_t batch : {1, 7, 0}) {  // 1: the buffer holds one record's updates
       for (const unsigned p : {1U, 2U}) {
-        for (const bool grid : {true, false}) {
-          INFO("batch " << batch << " -p " << p << (grid ? " grid" : " input order") << (by_destination ? ", with a Source" : ""));
+        for (const int where : {0, 1, 2}) {  // the grid in memory, on disk (resident), none (input order)
+          const bool grid = where < 2;
+          INFO("batch " << batch << " -p " << p << (where == 0 ? " grid" : where == 1 ? " on-disk grid" : " input order")
+                        << " scatter " << static_cast<int>(scatter));
           EngineOptions options;
           options.threads = p;
           options.batch_records = batch;
           options.cpu_cache_size = 8192;
           options.edge_grid = grid;
+          if (where == 1) {
+            options.cache_edges = false;
+            options.disk_grid = DiskGrid::kOn;
+          }
           options.work_dirs = {dir.path()};
           std::vector<std::uint64_t> result(V, 0);
           auto stats = run_engine(*info, options, program, [&](VertexId first, std::span<const typename Program::Vertex> states) {
@@ -631,35 +645,50 @@ TEST_CASE("edge grid: updates to other vertices wait in a bounded buffer and all
           REQUIRE(stats.has_value());
           CHECK(stats->plan.partitions == 1);
           CHECK((stats->plan.grid_bytes > 0) == grid);
+          CHECK((stats->plan.grid_window_bytes > 0) == (where == 1));
           CHECK(stats->updates_emitted == std::uint64_t{program.supersteps} * 2 * edges.size());
           CHECK(result == expected);
           if (grid) {
             // Applied at once: updates inside the task's blocks — by destination block, exactly
-            // those to block(dst); by block pair, at least those to block(src) or block(dst) (a
-            // diagonal cell's task in round 0 holds a second block too). The rest were buffered.
+            // those to block(dst); by source block, exactly those to block(src); by block pair, at
+            // least those to block(src) or block(dst) (a diagonal cell's task in round 0 holds a
+            // second block too). The rest were buffered.
             const unsigned shift = stats->plan.grid_shift;
             REQUIRE(V >> shift >= 4);  // several blocks, or the check tells nothing
-            std::uint64_t direct = 0;
+            auto in_block = [&](VertexId v, VertexId of) { return (v >> shift) == (of >> shift); };
+            std::uint64_t to_dst_block = 0;  // updates to block(dst)
+            std::uint64_t to_src_block = 0;  // updates to block(src)
+            std::uint64_t to_either = 0;     // updates to block(src) or block(dst)
             for (const Edge& e : edges) {
-              const VertexId other = program.elsewhere(e);
-              const bool in_task = (other >> shift) == (e.dst >> shift) || (!by_destination && (other >> shift) == (e.src >> shift));
-              direct += 1 + (in_task ? 1 : 0);
+              for (const VertexId target : {e.dst, program.elsewhere(e)}) {
+                to_dst_block += in_block(target, e.dst) ? 1 : 0;
+                to_src_block += in_block(target, e.src) ? 1 : 0;
+                to_either += in_block(target, e.dst) || in_block(target, e.src) ? 1 : 0;
+              }
             }
-            std::uint64_t applied_by_scatter = 0;
-            for (const SuperstepStats& superstep : stats->per_superstep) applied_by_scatter += superstep.direct;
-            if (by_destination) {
-              CHECK(applied_by_scatter == std::uint64_t{program.supersteps} * direct);
-            } else {
-              CHECK(applied_by_scatter >= std::uint64_t{program.supersteps} * direct);
-              CHECK(applied_by_scatter < std::uint64_t{program.supersteps} * 2 * edges.size());
+            REQUIRE(to_src_block != to_dst_block);  // or the by-source supersteps could pass as by destination
+            REQUIRE(stats->per_superstep.size() == program.supersteps);
+            for (const SuperstepStats& superstep : stats->per_superstep) {
+              INFO("superstep " << superstep.superstep);
+              switch (scatter) {
+                case Scatter::kByDestination: CHECK(superstep.direct == to_dst_block); break;
+                case Scatter::kAlternating:
+                  CHECK(superstep.direct == (superstep.superstep % 2 == 0 ? to_dst_block : to_src_block));
+                  break;
+                case Scatter::kByPair:
+                  CHECK(superstep.direct >= to_either);
+                  CHECK(superstep.direct < 2 * edges.size());
+                  break;
+              }
             }
           }
         }
       }
     }
   };
-  check(RelayProgram{}, false);
-  check(RelaySourceProgram{}, true);
+  check(RelayProgram{}, Scatter::kByPair);
+  check(RelaySourceProgram{}, Scatter::kByDestination);
+  check(RelayBySourceProgram{}, Scatter::kAlternating);
 }
 
 }  // namespace
