@@ -440,19 +440,30 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
   const bool symmetric = symmetric_one_way_;
   const bool with_weight = traits_.reads_weights;
   pool_->run(T, [&](std::size_t t, unsigned) {
-    if (copy_to != nullptr) {
-      std::memcpy(copy_to + n * t / T * rs, run.data() + n * t / T * rs, (n * (t + 1) / T - n * t / T) * rs);
-    }
-    for (std::size_t i = n * t / T; i < n * (t + 1) / T; ++i) {
-      const Edge e = decode_edge(run.data() + i * rs, type);
+    // Locals (and a copy of on_edge): its stores (memcpy: they may alias anything) would otherwise
+    // make the loop read the captured values, its bounds included, again for every record.
+    const std::size_t lo = n * t / T;
+    const std::size_t hi = n * (t + 1) / T;
+    const std::byte* const bytes = run.data();
+    const std::size_t record_bytes = rs;
+    const EdgeFileType record_type = type;
+    const std::uint64_t base = first;
+    const bool hash_symmetry = symmetric;
+    const bool hash_weight = with_weight;
+    std::remove_cvref_t<OnEdge> visit = on_edge;
+    std::uint64_t symmetry_sum = 0;
+    if (copy_to != nullptr) std::memcpy(copy_to + lo * rs, bytes + lo * rs, (hi - lo) * rs);
+    for (std::size_t i = lo; i < hi; ++i) {
+      const Edge e = decode_edge(bytes + i * record_bytes, record_type);
       if (!edge_is_valid(e)) {
-        bad[t] = first + i;
+        bad[t] = base + i;
         bad_edges[t] = e;
-        return;
+        break;
       }
-      on_edge(t, first + i, e);
-      if (symmetric) symmetry[t].value += signed_edge_hash(e, with_weight);
+      visit(t, base + i, e);
+      if (hash_symmetry) symmetry_sum += signed_edge_hash(e, hash_weight);
     }
+    symmetry[t].value += symmetry_sum;
   });
   for (const PaddedSum& sum : symmetry) symmetry_sum_ += sum.value;
   for (std::size_t t = 0; t < T; ++t) {  // ranges ascend with t: the first hit is the earliest
@@ -805,6 +816,8 @@ Status EngineBase::load_grid_records() {
     std::memcpy(bucket_ids + lo * sizeof(Id), grouped_ids, m * sizeof(Id));
   };
   std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
+  std::vector<std::uint64_t*> count_tables(T);
+  for (std::size_t t = 0; t < T; ++t) count_tables[t] = counts[t].data();
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
@@ -813,10 +826,11 @@ Status EngineBase::load_grid_records() {
       return corruption(input_name + " holds more than the " + std::to_string(n) + " records its graph description gives");
     }
     touch_grid(first + m);
-    ES_RETURN_IF_ERROR(check_run(run, first, [&](std::size_t t, std::uint64_t i, const Edge& e) {
+    // Captured by value (check_run copies this per task): the values stay in registers.
+    ES_RETURN_IF_ERROR(check_run(run, first, [=, count_tables = count_tables.data()](std::size_t t, std::uint64_t i, const Edge& e) {
       // (b, not a branch: which records a symmetric input keeps is a coin flip per record)
       const std::uint64_t b = halved && e.src > e.dst ? kDropped : bucket_of(e.src, e.dst);
-      ++counts[t][b];
+      ++count_tables[t][b];
       if (id_bytes == 2) {
         const auto id = static_cast<std::uint16_t>(b);
         std::memcpy(bucket_ids + i * 2, &id, 2);
