@@ -504,7 +504,7 @@ class Engine : private EngineBase {
         });
         if constexpr (ProgramWithTargets<P> && !kTwoWay) {
           // The on-disk grid of such a program is laid out by destination block: scattered by
-          // destination block in every superstep (emits elsewhere are buffered and routed).
+          // destination block (emits elsewhere are buffered and routed) while it is streamed.
           // With the whole grid in memory (built there, or resident after an on-disk build), a
           // superstep whose updates go to the sources (PageRank's degree count): by source block,
           // the same way (the pair schedule's rounds wait for their largest cell; on the grid laid
@@ -612,9 +612,9 @@ class Engine : private EngineBase {
   // number of threads. An emit outside block d is buffered and routed as in scatter_grid_as.
   // The on-disk grid of these programs is laid out this way (EngineBase::grid_records_of): every
   // superstep runs here, the tasks in file order, window by window as in scatter_grid_as.
-  // kBySource (whole grid in memory only): the same by source block, for a superstep whose updates go to the
-  // sources (emits_to_sources: PageRank's degree count): task x streams (x -> d), d = 0, ..., B - 1,
-  // and gathers into block x. Unlike the pair schedule's rounds (each as long as its largest cell:
+  // kBySource (the whole grid in memory only): the same by source block, for a superstep whose
+  // updates go to the sources (emits_to_sources: PageRank's degree count): task x streams (x -> d),
+  // d = 0, ..., B - 1, and gathers into block x. Unlike the pair schedule's rounds (each as long as its largest cell:
   // rmat22's degree count took 0.5 s there, 3.5 times a rank superstep), the tasks need no barrier.
   static constexpr bool kByDestination = false;
   static constexpr bool kBySource = true;

@@ -720,8 +720,8 @@ void EngineBase::finish_grid() {
 
 // The in-memory grid of block-local records (the usual case), in one pass over the input: every
 // record is checked and kept as its grid record (4 or 8 bytes) with its bucket (2 bytes, or 4 for
-// more than 2^16 buckets: grid_bucket_id_bytes) in edge_cache_, counting the buckets; then the
-// records are moved to their buckets, input order kept inside a bucket: the same grid as
+// more than 2^16 buckets: grid_bucket_id_bytes) in edge_cache_; then the buckets are counted
+// and the records moved to their buckets, input order kept inside a bucket: the same grid as
 // build_grid's, from 6 to 12 bytes per edge kept instead of the input's 8 or 12, and with no
 // second pass decoding the input to count.
 // The move is cut in two so that neither half writes to thousands of places at once (a write
@@ -729,10 +729,11 @@ void EngineBase::finish_grid() {
 // run by placement group (kGridPlacementGroups groups of buckets consecutive in the grid's order;
 // the run's records stay where they were, regrouped, and the groups' offsets are kept: a
 // "segment"), in time the cores would otherwise spend waiting for storage; then every group is
-// one placement task that copies its records, segment after segment (input order), into its
-// buckets (about buckets / kGridPlacementGroups of them).
+// one task that counts its buckets (about buckets / kGridPlacementGroups of them, whose counters
+// stay in the L1 cache) and then one that copies its records, segment after segment (input
+// order), into them.
 // Memory: what the plan reserved for it (core/memory_plan.cpp): (grid_rs + id bytes) * n of edges,
-// then grid_rs * n of grid, T + 2 bucket arrays (T counters, the cursors, the offsets), a run's
+// then grid_rs * n of grid, 3 bucket arrays (the counters, the cursors, the offsets), a run's
 // share per task to group into and the segments' offsets.
 // Halved (symmetric_one_way_, like the on-disk grid): only the records with src <= dst are placed
 // (the others are their reverses), scattered both ways. A dropped record gets the id of bucket 0,
@@ -815,9 +816,7 @@ Status EngineBase::load_grid_records() {
     std::memcpy(records + lo * kSize, grouped, m * kSize);
     std::memcpy(bucket_ids + lo * sizeof(Id), grouped_ids, m * sizeof(Id));
   };
-  std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
-  std::vector<std::uint64_t*> count_tables(T);
-  for (std::size_t t = 0; t < T; ++t) count_tables[t] = counts[t].data();
+  std::uint64_t seen = 0;  // records read (and checked)
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
@@ -826,11 +825,11 @@ Status EngineBase::load_grid_records() {
       return corruption(input_name + " holds more than the " + std::to_string(n) + " records its graph description gives");
     }
     touch_grid(first + m);
+    seen = first + m;
     // Captured by value (check_run copies this per task): the values stay in registers.
-    ES_RETURN_IF_ERROR(check_run(run, first, [=, count_tables = count_tables.data()](std::size_t t, std::uint64_t i, const Edge& e) {
+    ES_RETURN_IF_ERROR(check_run(run, first, [=](std::size_t, std::uint64_t i, const Edge& e) {
       // (b, not a branch: which records a symmetric input keeps is a coin flip per record)
       const std::uint64_t b = halved && e.src > e.dst ? kDropped : bucket_of(e.src, e.dst);
-      ++count_tables[t][b];
       if (id_bytes == 2) {
         const auto id = static_cast<std::uint16_t>(b);
         std::memcpy(bucket_ids + i * 2, &id, 2);
@@ -863,16 +862,30 @@ Status EngineBase::load_grid_records() {
     return Status::ok();
   }));
   scratch = {};
-  std::uint64_t total = 0;  // the records seen: every one was counted
-  for (const std::vector<std::uint64_t>& c : counts) total = std::accumulate(c.begin(), c.end(), total);
-  if (total != n) {
-    return input_ended_early(input_name, total * rs, n * rs);
+  if (seen != n) {
+    return input_ended_early(input_name, seen * rs, n * rs);
   }
   edges_cached_ = true;
   ES_RETURN_IF_ERROR(input_checked());
-  if (halved) {
-    for (std::vector<std::uint64_t>& c : counts) c[kDropped] = 0;
-  }
+  // The buckets' counts, by their groups' tasks: a group's counters (~buckets / G) stay in the L1
+  // cache (counted while the input was read, each task's 8 bytes per bucket missed the L2 cache).
+  // A halved grid's dropped records (group G) are not counted: bucket 0 stays empty.
+  std::vector<std::vector<std::uint64_t>> counts(1, std::vector<std::uint64_t>(buckets, 0));
+  auto count = [&]<typename Id>(std::uint64_t g) {
+    std::uint64_t* const of = counts[0].data();
+    for (std::size_t s = 0; s < segment_first.size(); ++s) {
+      const std::uint64_t* starts = segment_starts.data() + s * stride;
+      const std::uint64_t base = segment_first[s];
+      for (std::uint64_t i = base + starts[g]; i < base + starts[g + 1]; ++i) {
+        Id b = 0;
+        std::memcpy(&b, bucket_ids + i * sizeof(Id), sizeof(Id));
+        ++of[b];
+      }
+    }
+  };
+  pool_->run(G, [&](std::size_t g, unsigned) {
+    id_bytes == 2 ? count.template operator()<std::uint16_t>(g) : count.template operator()<std::uint32_t>(g);
+  });
   place_counted_buckets(counts);
   counts = {};
   std::vector<std::uint64_t> cursor = bucket_begin_;  // each bucket's next record (its group's task's alone)

@@ -231,7 +231,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     const std::uint64_t bucket_array = buckets * 8;
     // The in-memory grid of block-local records is built from a copy of the input kept as grid
     // records and their buckets (core/engine_base.cpp, load_grid_records): grid_record_bytes + 2
-    // (or 4) per edge, then the grid's own copy and T + 2 bucket arrays (and each bucket's group),
+    // (or 4) per edge, then the grid's own copy and 3 bucket arrays (and each bucket's group),
     // for the moment both are held; while the input is read, each task's share of a run to group
     // and every share's group offsets (runs: the input's read chunks, and a record across two).
     const std::uint64_t id_bytes = grid_bucket_id_bytes(buckets);
@@ -241,7 +241,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     const std::uint64_t grouping = threads * ((run_bytes / input.record_bytes + 1) / threads + 1) * (input.grid_record_bytes + id_bytes) +
                                    runs * threads * (kGridPlacementGroups + 3) * 8 + buckets * 4;
     const std::uint64_t compact_grid =
-        round_up(input.edges * input.grid_record_bytes, kIoAlignment) + (threads + 2) * bucket_array + grouping;
+        round_up(input.edges * input.grid_record_bytes, kIoAlignment) + 3 * bucket_array + grouping;
     if (plan.partitions == 1 && options.cache_edges && options.edge_grid && options.compact_grid &&
         shift <= kMaxLocalIdBits && input_bytes > 0 && plan.estimated_peak() + compact_cache + compact_grid <= plan.budget) {
       plan.edge_cache_bytes = compact_cache;
