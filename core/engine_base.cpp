@@ -867,21 +867,25 @@ Status EngineBase::load_grid_records() {
   }
   edges_cached_ = true;
   ES_RETURN_IF_ERROR(input_checked());
-  // The buckets' counts, by their groups' tasks: a group's counters (~buckets / G) stay in the L1
-  // cache (counted while the input was read, each task's 8 bytes per bucket missed the L2 cache).
-  // A halved grid's dropped records (group G) are not counted: bucket 0 stays empty.
-  std::vector<std::vector<std::uint64_t>> counts(1, std::vector<std::uint64_t>(buckets, 0));
-  auto count = [&]<typename Id>(std::uint64_t g) {
-    std::uint64_t* const of = counts[0].data();
+  // visit(i, b) for each record i of group g (its bucket b), segment after segment (input order).
+  auto for_each_of_group = [&]<typename Id>(std::uint64_t g, auto&& visit) {
     for (std::size_t s = 0; s < segment_first.size(); ++s) {
       const std::uint64_t* starts = segment_starts.data() + s * stride;
       const std::uint64_t base = segment_first[s];
       for (std::uint64_t i = base + starts[g]; i < base + starts[g + 1]; ++i) {
         Id b = 0;
         std::memcpy(&b, bucket_ids + i * sizeof(Id), sizeof(Id));
-        ++of[b];
+        visit(i, b);
       }
     }
+  };
+  // The buckets' counts, by their groups' tasks: a group's counters (~buckets / G) stay in the L1
+  // cache (counted while the input was read, each task's 8 bytes per bucket missed the L2 cache).
+  // A halved grid's dropped records (group G) are not counted: bucket 0 stays empty.
+  std::vector<std::vector<std::uint64_t>> counts(1, std::vector<std::uint64_t>(buckets, 0));
+  auto count = [&]<typename Id>(std::uint64_t g) {
+    std::uint64_t* const of = counts[0].data();
+    for_each_of_group.template operator()<Id>(g, [of](std::uint64_t, Id b) { ++of[b]; });
   };
   pool_->run(G, [&](std::size_t g, unsigned) {
     id_bytes == 2 ? count.template operator()<std::uint16_t>(g) : count.template operator()<std::uint32_t>(g);
@@ -889,19 +893,13 @@ Status EngineBase::load_grid_records() {
   place_counted_buckets(counts);
   counts = {};
   std::vector<std::uint64_t> cursor = bucket_begin_;  // each bucket's next record (its group's task's alone)
-  std::byte* out = grid_.data();
-  // Group g's records, segment after segment. Constant sizes: moves, not calls.
+  std::byte* const out = grid_.data();
+  // Group g's records to their buckets. Constant sizes: moves, not calls.
   auto place = [&]<std::size_t kSize, typename Id>(std::uint64_t g) {
-    std::uint64_t* next = cursor.data();
-    for (std::size_t s = 0; s < segment_first.size(); ++s) {
-      const std::uint64_t* starts = segment_starts.data() + s * stride;
-      const std::uint64_t base = segment_first[s];
-      for (std::uint64_t i = base + starts[g]; i < base + starts[g + 1]; ++i) {
-        Id b = 0;
-        std::memcpy(&b, bucket_ids + i * sizeof(Id), sizeof(Id));
-        std::memcpy(out + next[b]++ * kSize, records + i * kSize, kSize);
-      }
-    }
+    std::uint64_t* const next = cursor.data();
+    for_each_of_group.template operator()<Id>(g, [next, out, records](std::uint64_t i, Id b) {
+      std::memcpy(out + next[b]++ * kSize, records + i * kSize, kSize);
+    });
   };
   pool_->run(G, [&](std::size_t g, unsigned) {
     if (id_bytes == 2) {
