@@ -170,7 +170,7 @@ class EngineBase {
   Expected<std::byte*> grid_slab_buffer(std::uint64_t slab);
   Status write_grid_window(GridWindow& window, std::span<const std::byte> bytes);
   std::uint64_t grid_slab_records() const;
-  std::vector<std::uint64_t> grid_slab_bounds() const;
+  std::vector<std::uint64_t> grid_slab_bounds(std::span<const std::uint64_t> cuts = {}) const;
   Status write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::byte* records);
   Status append_grid_window(std::uint64_t first, std::uint64_t count, std::byte* data, std::uint64_t used, std::uint64_t first_piece);
   Status load_resident_grid();

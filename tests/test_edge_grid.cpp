@@ -308,10 +308,15 @@ TEST_CASE("on-disk grid kept in part: its first windows stay in memory, the rest
       // The same room, none of it kept: the same staging, every window written and streamed.
       const auto [unkept, unkept_output] = run({"--grid_memory", room, "--grid_keep_bytes", "0"});
       const std::uint64_t kept = std::stoull(stat_value(partly, "CORE::CONFIG::GRID_KEPT_BYTES"));
-      CHECK(kept >= grid / 4);
-      CHECK(kept < grid);
+      // (The file's size depends a little on the room: the staging groups are cut to the room, and
+      // the slabs, each padded to whole pages, end at group boundaries. The same room, the same file.)
+      const std::uint64_t partly_grid = std::stoull(stat_value(partly, "CORE::CONFIG::GRID_FILE_BYTES"));
+      CHECK(partly_grid > grid - grid / 8);
+      CHECK(partly_grid < grid + grid / 8);
+      CHECK(kept >= partly_grid / 4);
+      CHECK(kept < partly_grid);
       CHECK(kept % 4096 == 0);
-      CHECK(stat_value(partly, "CORE::CONFIG::GRID_FILE_BYTES") == std::to_string(grid));
+      CHECK(stat_value(unkept, "CORE::CONFIG::GRID_FILE_BYTES") == std::to_string(partly_grid));
       CHECK(stat_value(unkept, "CORE::CONFIG::GRID_KEPT_BYTES") == "0");
       const auto bytes = [](const std::string& out, const char* key) { return std::stoull(stat_value(out, key)); };
       CHECK(bytes(partly, "CORE::BYTES::EDGES_WRITTEN") + kept == bytes(unkept, "CORE::BYTES::EDGES_WRITTEN"));
