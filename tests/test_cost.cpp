@@ -145,7 +145,7 @@ TEST_CASE("radix_sort_by_key equals a stable sort", "[cost]") {
   }
   // Large enough for the MSD splits (> 64 Ki records), skewed so that some buckets split again,
   // with many equal keys (stability across both phases).
-  for (const unsigned bits : {17U, 40U, 64U}) {
+  for (const unsigned bits : {17U, 29U, 40U, 64U}) {
     INFO("bits " << bits);
     std::vector<std::pair<std::uint64_t, int>> v;
     for (int i = 0; i < 400000; ++i) {

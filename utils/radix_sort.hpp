@@ -1,15 +1,18 @@
 // Radix sort of records by an unsigned 64-bit key, only over the key bits that can be non-zero
 // (`key_bits`): sorting edges by a 40-bit Hilbert position in linear time instead of an O(n log n)
-// comparison sort. Cache-friendly hybrid: large ranges are split by their top 11 key bits (one
-// histogram + one scatter pass over memory, 2048 buckets), recursively, until a bucket fits in the
-// cache (<= 64 Ki records) or 16 bits are left; such a bucket is finished by an LSD radix sort, 8 bits
-// per pass, that stays in cache and skips bytes where all keys agree. Stable: records with equal keys
-// keep their order (both phases are stable counting sorts). Also sorts the on-disk grid's buckets
-// (core/grid_codec.cpp).
+// comparison sort. Cache-friendly hybrid: large ranges are split by their top key bits (one
+// histogram + one scatter pass over memory) into buckets of about 8 Ki records (at most 2048
+// buckets: 11 bits), recursively, until a bucket fits in the cache (<= 64 Ki records) or 16 bits are
+// left; such a bucket is finished by an LSD radix sort, 8 bits per pass, that stays in cache and
+// skips bytes where all keys agree. (Splitting a range of 300 Ki records 2048 ways left buckets of
+// ~150 records, whose LSD passes cost more in histograms than in moves: 11-12 ns per record, 6 ns
+// with 64 buckets; benchmarks/radix_sort_bench.) Stable: records with equal keys keep their order
+// (both phases are stable counting sorts). Also sorts the on-disk grid's buckets (core/grid_codec.cpp).
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -19,6 +22,7 @@ namespace radix_detail {
 
 constexpr unsigned kMsdBits = 11;
 constexpr std::size_t kCacheRecords = std::size_t{1} << 16;
+constexpr std::size_t kMsdBucketRecords = std::size_t{1} << 13;  // an MSD split aims at buckets of this size
 
 // LSD over bits [0, bits) of data[0..n), scratch other[0..n). Returns where the result ended. The
 // counts of every byte come from one pass over the keys; then one scatter pass per byte.
@@ -57,7 +61,8 @@ void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key
     if (result != data) std::copy(result, result + n, data);
     return;
   }
-  const unsigned digit = bits < kMsdBits ? bits : kMsdBits;
+  const unsigned wanted = std::min<unsigned>(kMsdBits, static_cast<unsigned>(std::bit_width(n / kMsdBucketRecords)));
+  const unsigned digit = bits < wanted ? bits : wanted;
   const unsigned shift = bits - digit;
   const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
   std::vector<std::size_t> start((std::size_t{1} << digit) + 1, 0);
