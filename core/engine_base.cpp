@@ -458,12 +458,14 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
     const std::uint64_t base = first;
     const bool hash_symmetry = symmetric;
     const bool hash_weight = with_weight;
+    const std::uint64_t vertices = graph_.vertices;  // edge_is_valid's bounds, read once
+    const bool check_weights = traits_.check_weights;
     std::remove_cvref_t<OnEdge> visit = on_edge;
     std::uint64_t symmetry_sum = 0;
     if (copy_to != nullptr) std::memcpy(copy_to + lo * rs, bytes + lo * rs, (hi - lo) * rs);
     for (std::size_t i = lo; i < hi; ++i) {
       const Edge e = decode_edge(bytes + i * record_bytes, record_type);
-      if (!edge_is_valid(e)) {
+      if (e.src >= vertices || e.dst >= vertices || (check_weights && !(e.weight >= 0.0F))) {  // edge_is_valid
         bad[t] = base + i;
         bad_edges[t] = e;
         break;
@@ -834,23 +836,28 @@ Status EngineBase::load_grid_records() {
     }
     touch_grid(first + m);
     seen = first + m;
-    // Captured by value (check_run copies this per task): the values stay in registers.
-    ES_RETURN_IF_ERROR(check_run(run, first, [=](std::size_t, std::uint64_t i, const Edge& e) {
-      // (b, not a branch: which records a symmetric input keeps is a coin flip per record)
-      const std::uint64_t b = halved && e.src > e.dst ? kDropped : bucket_of(e.src, e.dst);
+    // Captured by value (check_run copies this per task): the values stay in registers; the
+    // choices are template arguments, not flags tested for every record (the compiler kept those
+    // in memory: the records' stores may alias them).
+    auto check_as = [&]<bool kHalved, typename Id, GridLayout kLayout>() {
+      constexpr std::size_t kGridBytes = kLayout == GridLayout::kLocal4 ? 4 : 8;
+      return check_run(run, first, [=](std::size_t, std::uint64_t i, const Edge& e) {
+        // (b, not a branch: which records a symmetric input keeps is a coin flip per record)
+        const std::uint64_t b = kHalved && e.src > e.dst ? kDropped : bucket_of(e.src, e.dst);
+        const auto id = static_cast<Id>(b);
+        std::memcpy(bucket_ids + i * sizeof(Id), &id, sizeof(Id));
+        encode_grid_record<kLayout>(records + i * kGridBytes, e, local_mask);
+      });
+    };
+    auto check_with = [&]<bool kHalved>() {
       if (id_bytes == 2) {
-        const auto id = static_cast<std::uint16_t>(b);
-        std::memcpy(bucket_ids + i * 2, &id, 2);
-      } else {
-        const auto id = static_cast<std::uint32_t>(b);
-        std::memcpy(bucket_ids + i * 4, &id, 4);
+        return local4 ? check_as.template operator()<kHalved, std::uint16_t, GridLayout::kLocal4>()
+                      : check_as.template operator()<kHalved, std::uint16_t, GridLayout::kLocal8>();
       }
-      if (local4) {
-        encode_grid_record<GridLayout::kLocal4>(records + i * 4, e, local_mask);
-      } else {
-        encode_grid_record<GridLayout::kLocal8>(records + i * 8, e, local_mask);
-      }
-    }));
+      return local4 ? check_as.template operator()<kHalved, std::uint32_t, GridLayout::kLocal4>()
+                    : check_as.template operator()<kHalved, std::uint32_t, GridLayout::kLocal8>();
+    };
+    ES_RETURN_IF_ERROR(halved ? check_with.template operator()<true>() : check_with.template operator()<false>());
     // The tasks' shares of the run, one segment each (the split of check_run).
     const std::size_t segments = segment_first.size();
     for (std::size_t t = 0; t < T; ++t) segment_first.push_back(first + m * t / T);
