@@ -1116,8 +1116,11 @@ std::vector<std::uint64_t> EngineBase::grid_slab_bounds(std::span<const std::uin
 // Checks every input record, in parallel (the first bad one reported), counting each bucket's
 // records (counts[t][b] for task t) and calling on_bucket(t, b) for each; then
 // `stage(run, first, counts)` sees each checked run of records (with the counts so far). Ends with
-// the buckets placed (place_buckets).
-template <typename Stage, typename OnBucket>
+// the buckets placed (place_buckets). With kFirstRunOnly the buckets are counted in the first run
+// only (what stage needs to estimate their shares) and not placed: the caller counts and places
+// them itself (build_staged, from its staged blocks: a counter per bucket and task, 2 MiB on
+// rmat22, incremented for every record missed the L2 cache).
+template <bool kFirstRunOnly, typename Stage, typename OnBucket>
 Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
@@ -1126,17 +1129,25 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
   const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
   const std::string input_name = "edge file " + input_file_.path();
   std::vector<std::vector<std::uint64_t>> counts(T, std::vector<std::uint64_t>(buckets, 0));
+  std::vector<std::uint64_t*> rows(T);
+  for (std::size_t t = 0; t < T; ++t) rows[t] = counts[t].data();
   const bool halved = grid_halved_;
   std::uint64_t seen = 0;
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
-    ES_RETURN_IF_ERROR(check_run(run, first, [&](std::size_t t, std::uint64_t, const Edge& e) {
-      if (halved && e.src > e.dst) return;  // the reverse of a record the grid keeps
-      const std::uint64_t b = bucket_of(e.src, e.dst);
-      ++counts[t][b];
-      on_bucket(t, b);
-    }));
+    // By value (check_run copies the callback per task): the values stay in registers.
+    auto check_as = [&]<bool kHalved, bool kCount>() {
+      return check_run(run, first, [row = rows.data(), bucket_of, &on_bucket](std::size_t t, std::uint64_t, const Edge& e) {
+        if (kHalved && e.src > e.dst) return;  // the reverse of a record the grid keeps
+        const std::uint64_t b = bucket_of(e.src, e.dst);
+        if constexpr (kCount) ++row[t][b];
+        on_bucket(t, b);
+      });
+    };
+    const bool count = !kFirstRunOnly || seen == 0;
+    ES_RETURN_IF_ERROR(halved ? (count ? check_as.template operator()<true, true>() : check_as.template operator()<true, false>())
+                              : (count ? check_as.template operator()<false, true>() : check_as.template operator()<false, false>()));
     ES_RETURN_IF_ERROR(stage(run, first, counts));
     seen += run.size() / rs;
     return Status::ok();
@@ -1144,13 +1155,13 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
   if (seen != n) {
     return input_ended_early(input_name, seen * rs, n * rs);
   }
-  place_counted_buckets(counts);
+  if constexpr (!kFirstRunOnly) place_counted_buckets(counts);
   ES_RETURN_IF_ERROR(input_checked());
   return Status::ok();
 }
 
 Status EngineBase::check_and_count() {
-  return check_count_and([](std::span<const std::byte>, std::uint64_t, const auto&) { return Status::ok(); },
+  return check_count_and<false>([](std::span<const std::byte>, std::uint64_t, const auto&) { return Status::ok(); },
                          [](std::size_t, std::uint64_t) {});
 }
 
@@ -1315,6 +1326,9 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   std::vector<std::vector<std::uint32_t>> block_crc(groups);
   std::vector<std::vector<std::uint64_t>> block_bytes(groups);  // each block's stored (padded) size
   std::vector<std::vector<std::uint32_t>> sort_counts(flushers);
+  // Each bucket's records, counted per staged block as it is flushed (a task flushes its own
+  // groups, whose buckets no other task's share): one row for place_counted_buckets.
+  std::vector<std::vector<std::uint64_t>> bucket_records(1, std::vector<std::uint64_t>(buckets, 0));
   std::vector<IoCounters> written(T);
   std::vector<Status> errors(T);
   // The slab buffer: the groups' buffers, then one block as written (a group's, sorted) per task.
@@ -1330,7 +1344,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     std::byte* out = buffers + groups * block + t * out_capacity;
     const StagedGroupBuckets members{rank, std::span<const std::uint32_t>(order).subspan(group_first[g], group_first[g + 1] - group_first[g])};
     const std::size_t used = encode_staged_block(std::span<const std::byte>(buffers + g * block, group[g].filled), grid_rs, members,
-                                                 sort_counts[t], std::span<std::byte>(out, out_capacity));
+                                                 sort_counts[t], std::span<std::byte>(out, out_capacity), bucket_records[0].data());
     const std::uint64_t bytes = round_up(used, kIoAlignment);
     std::memset(out + used, 0, bytes - used);
     if (options_.scratch_checksums) block_crc[g].push_back(frame_crc(std::span<const std::byte>(out, bytes)));
@@ -1467,10 +1481,12 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     for (const Status& error : errors) ES_RETURN_IF_ERROR(error);
     return Status::ok();
   };
-  ES_RETURN_IF_ERROR(check_count_and(stage, on_bucket));
+  ES_RETURN_IF_ERROR(check_count_and<true>(stage, on_bucket));
   for (std::uint64_t g = 0; g < groups; ++g) {
     if (group[g].filled > 0) ES_RETURN_IF_ERROR(flush(g, 0));
   }
+  place_counted_buckets(bucket_records);  // every staged record was counted in its block
+  bucket_records = {};
   for (const IoCounters& c : written) stats_.edges_io += c;
 
   // The grid's records [first[g], end[g]) are group g's (groups are runs of buckets in grid

@@ -162,7 +162,7 @@ class EngineBase {
   void build_grid();
   Status load_grid_records();
   void finish_grid();
-  template <typename Stage, typename OnBucket>
+  template <bool kFirstRunOnly, typename Stage, typename OnBucket>
   Status check_count_and(Stage&& stage, OnBucket&& on_bucket);
   Status check_and_count();
   std::vector<std::uint8_t> bucket_owners() const;

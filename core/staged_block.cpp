@@ -41,7 +41,7 @@ std::uint32_t StagedBlock::run_bucket(std::uint64_t i) const { return load_u32(t
 std::uint32_t StagedBlock::run_count(std::uint64_t i) const { return load_u32(table + i * 8 + 4); }
 
 std::size_t encode_staged_block(std::span<const std::byte> entries, std::size_t record_bytes, StagedGroupBuckets group,
-                                std::vector<std::uint32_t>& counts, std::span<std::byte> out) {
+                                std::vector<std::uint32_t>& counts, std::span<std::byte> out, std::uint64_t* bucket_records) {
   const std::size_t entry_bytes = 4 + record_bytes;
   const std::size_t m = entries.size() / entry_bytes;
   const std::size_t span = group.buckets.size();
@@ -49,6 +49,9 @@ std::size_t encode_staged_block(std::span<const std::byte> entries, std::size_t 
   for (std::size_t i = 0; i < m; ++i) ++counts[group.rank[load_u32(entries.data() + i * entry_bytes)]];
   std::size_t runs = 0;
   for (std::size_t r = 0; r < span; ++r) runs += counts[r] > 0 ? 1 : 0;
+  if (bucket_records != nullptr) {
+    for (std::size_t r = 0; r < span; ++r) bucket_records[group.buckets[r]] += counts[r];
+  }
   const std::size_t runs_bytes = kStagedHeaderBytes + runs * 8 + m * record_bytes;
   const std::size_t entries_bytes = kStagedHeaderBytes + m * entry_bytes;
   std::byte* to = out.data();

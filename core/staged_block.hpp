@@ -41,9 +41,11 @@ struct StagedGroupBuckets {
 
 /// Writes the block for `entries` (whole staged entries: u32 bucket, then `record_bytes` of grid
 /// record; every bucket one of `group`'s) into `out` (at least staged_block_capacity bytes) and
-/// returns the bytes written. `counts` is scratch (grown to the group's bucket count).
+/// returns the bytes written. `counts` is scratch (grown to the group's bucket count). With
+/// `bucket_records` (indexed by bucket, non-null), adds each bucket's entries in the block to it.
 std::size_t encode_staged_block(std::span<const std::byte> entries, std::size_t record_bytes, StagedGroupBuckets group,
-                                std::vector<std::uint32_t>& counts, std::span<std::byte> out);
+                                std::vector<std::uint32_t>& counts, std::span<std::byte> out,
+                                std::uint64_t* bucket_records = nullptr);
 
 /// A block read back: its form and where its table and records are (inside the block's bytes).
 struct StagedBlock {
