@@ -803,11 +803,15 @@ Status EngineBase::load_grid_records() {
                                                           std::uint64_t* starts) {
     const std::uint64_t m = hi - lo;
     const std::uint32_t* group = group_of.data();
+    // Copies in this frame: the moves' stores could alias the captured pointers, which the loop
+    // would then read again (through the closure) for every record.
+    const std::byte* const ids = bucket_ids;
+    const std::byte* const from = records;
     std::fill(starts, starts + stride, 0);
     if (m == 0) return;
-    const auto id_at = [&](std::uint64_t i) {
+    const auto id_at = [ids](std::uint64_t i) {
       Id b = 0;
-      std::memcpy(&b, bucket_ids + i * sizeof(Id), sizeof(Id));
+      std::memcpy(&b, ids + i * sizeof(Id), sizeof(Id));
       return b;
     };
     for (std::uint64_t i = lo; i < hi; ++i) ++starts[group[id_at(i)] + 1];
@@ -820,7 +824,7 @@ Status EngineBase::load_grid_records() {
     for (std::uint64_t i = lo; i < hi; ++i) {
       const Id b = id_at(i);
       const std::uint64_t at = next[group[b]]++;
-      std::memcpy(grouped + at * kSize, records + i * kSize, kSize);
+      std::memcpy(grouped + at * kSize, from + i * kSize, kSize);
       std::memcpy(grouped_ids + at * sizeof(Id), &b, sizeof(Id));
     }
     std::memcpy(records + lo * kSize, grouped, m * kSize);

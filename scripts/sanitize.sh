@@ -15,9 +15,9 @@ jobs="${JOBS:-$(nproc)}"
 # Tests at a time: two per core, as scripts/test.sh (most tests wait on direct I/O part of the time).
 test_jobs="${TEST_JOBS:-$((2 * jobs))}"
 # Tags whose tests run several threads in one process (engine workers, routing, parallel frame
-# decoding, concurrent runs, fault injection under load). The others are single-threaded or only
-# spawn subprocesses, which the ASan run covers.
-TSAN_TAGS="${TSAN_TAGS:-engine edge_cache codecs faults alg_basic grid_codec keyed_streams}"
+# decoding, concurrent runs, fault injection under load, the on-disk grid's build). The others are
+# single-threaded or only spawn subprocesses, which the ASan run covers.
+TSAN_TAGS="${TSAN_TAGS:-engine edge_cache codecs faults alg_basic grid_codec keyed_streams grid_build}"
 
 # Sanitizer builds: -O1 with line tables only (all the sanitizers' reports need; full debug info and
 # -O2 cost CI minutes for nothing) and WITHOUT -DNDEBUG, so assert() checks run here too. clang when

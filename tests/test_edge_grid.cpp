@@ -166,7 +166,9 @@ TEST_CASE("edge grid: more than 2^16 buckets (no sub-buckets, 4-byte bucket ids 
   }
 }
 
-TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the codec, window, slabs and threads", "[edge_grid]") {
+// Its own tag ([grid_build]): the on-disk grid's build runs threads (staging tasks, the staged
+// blocks read ahead), so the TSan run (scripts/sanitize.sh) takes this test too.
+TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the codec, window, slabs and threads", "[grid_build]") {
   TempDir dir;
   TempDir work;
   const auto ini = skewed_graph(dir.path());
