@@ -631,72 +631,70 @@ void check_bounded_buffer(Program program, BufferScatter scatter) {
   const auto ini = write_graph(dir.path(), "g", edges, V);
   auto info = read_graph_ini(ini);
   REQUIRE(info.has_value());
-  {
-    program.vertices = V;
-    std::vector<std::uint64_t> expected(V, 0);
-    for (const Edge& e : edges) {
-      expected[e.dst] += program.supersteps * std::uint64_t{e.src + 1};
-      expected[program.elsewhere(e)] += program.supersteps;
-    }
-    for (const std::uint64_t batch : {1, 7, 0}) {  // 1: the buffer holds one record's updates
-      for (const unsigned p : {1U, 2U}) {
-        for (const int where : {0, 1, 2}) {  // the grid in memory, on disk (resident), none (input order)
-          const bool grid = where < 2;
-          INFO("batch " << batch << " -p " << p << (where == 0 ? " grid" : where == 1 ? " on-disk grid" : " input order")
-                        << " scatter " << static_cast<int>(scatter));
-          EngineOptions options;
-          options.threads = p;
-          options.batch_records = batch;
-          options.cpu_cache_size = 8192;
-          options.edge_grid = grid;
-          if (where == 1) {
-            options.cache_edges = false;
-            options.disk_grid = DiskGrid::kOn;
-          }
-          options.work_dirs = {dir.path()};
-          std::vector<std::uint64_t> result(V, 0);
-          auto stats = run_engine(*info, options, program, [&](VertexId first, std::span<const typename Program::Vertex> states) {
-            for (std::size_t i = 0; i < states.size(); ++i) result[first + i] = states[i].sum;
-            return Status::ok();
-          });
-          REQUIRE(stats.has_value());
-          CHECK(stats->plan.partitions == 1);
-          CHECK((stats->plan.grid_bytes > 0) == grid);
-          CHECK((stats->plan.grid_window_bytes > 0) == (where == 1));
-          CHECK(stats->updates_emitted == std::uint64_t{program.supersteps} * 2 * edges.size());
-          CHECK(result == expected);
-          if (grid) {
-            // Applied at once: updates inside the task's blocks — by destination block, exactly
-            // those to block(dst); by source block, exactly those to block(src); by block pair, at
-            // least those to block(src) or block(dst) (a diagonal cell's task in round 0 holds a
-            // second block too). The rest were buffered.
-            const unsigned shift = stats->plan.grid_shift;
-            REQUIRE(V >> shift >= 4);  // several blocks, or the check tells nothing
-            auto in_block = [&](VertexId v, VertexId of) { return (v >> shift) == (of >> shift); };
-            std::uint64_t to_dst_block = 0;  // updates to block(dst)
-            std::uint64_t to_src_block = 0;  // updates to block(src)
-            std::uint64_t to_either = 0;     // updates to block(src) or block(dst)
-            for (const Edge& e : edges) {
-              for (const VertexId target : {e.dst, program.elsewhere(e)}) {
-                to_dst_block += in_block(target, e.dst) ? 1 : 0;
-                to_src_block += in_block(target, e.src) ? 1 : 0;
-                to_either += in_block(target, e.dst) || in_block(target, e.src) ? 1 : 0;
-              }
+  program.vertices = V;
+  std::vector<std::uint64_t> expected(V, 0);
+  for (const Edge& e : edges) {
+    expected[e.dst] += program.supersteps * std::uint64_t{e.src + 1};
+    expected[program.elsewhere(e)] += program.supersteps;
+  }
+  for (const std::uint64_t batch : {1, 7, 0}) {  // 1: the buffer holds one record's updates
+    for (const unsigned p : {1U, 2U}) {
+      for (const int where : {0, 1, 2}) {  // the grid in memory, on disk (resident), none (input order)
+        const bool grid = where < 2;
+        INFO("batch " << batch << " -p " << p << (where == 0 ? " grid" : where == 1 ? " on-disk grid" : " input order")
+                      << " scatter " << static_cast<int>(scatter));
+        EngineOptions options;
+        options.threads = p;
+        options.batch_records = batch;
+        options.cpu_cache_size = 8192;
+        options.edge_grid = grid;
+        if (where == 1) {
+          options.cache_edges = false;
+          options.disk_grid = DiskGrid::kOn;
+        }
+        options.work_dirs = {dir.path()};
+        std::vector<std::uint64_t> result(V, 0);
+        auto stats = run_engine(*info, options, program, [&](VertexId first, std::span<const typename Program::Vertex> states) {
+          for (std::size_t i = 0; i < states.size(); ++i) result[first + i] = states[i].sum;
+          return Status::ok();
+        });
+        REQUIRE(stats.has_value());
+        CHECK(stats->plan.partitions == 1);
+        CHECK((stats->plan.grid_bytes > 0) == grid);
+        CHECK((stats->plan.grid_window_bytes > 0) == (where == 1));
+        CHECK(stats->updates_emitted == std::uint64_t{program.supersteps} * 2 * edges.size());
+        CHECK(result == expected);
+        if (grid) {
+          // Applied at once: updates inside the task's blocks — by destination block, exactly
+          // those to block(dst); by source block, exactly those to block(src); by block pair, at
+          // least those to block(src) or block(dst) (a diagonal cell's task in round 0 holds a
+          // second block too). The rest were buffered.
+          const unsigned shift = stats->plan.grid_shift;
+          REQUIRE(V >> shift >= 4);  // several blocks, or the check tells nothing
+          auto in_block = [&](VertexId v, VertexId of) { return (v >> shift) == (of >> shift); };
+          std::uint64_t to_dst_block = 0;  // updates to block(dst)
+          std::uint64_t to_src_block = 0;  // updates to block(src)
+          std::uint64_t to_either = 0;     // updates to block(src) or block(dst)
+          for (const Edge& e : edges) {
+            for (const VertexId target : {e.dst, program.elsewhere(e)}) {
+              to_dst_block += in_block(target, e.dst) ? 1 : 0;
+              to_src_block += in_block(target, e.src) ? 1 : 0;
+              to_either += in_block(target, e.dst) || in_block(target, e.src) ? 1 : 0;
             }
-            REQUIRE(to_src_block != to_dst_block);  // or the by-source supersteps could pass as by destination
-            REQUIRE(stats->per_superstep.size() == program.supersteps);
-            for (const SuperstepStats& superstep : stats->per_superstep) {
-              INFO("superstep " << superstep.superstep);
-              switch (scatter) {
-                case Scatter::kByDestination: CHECK(superstep.direct == to_dst_block); break;
-                case Scatter::kAlternating:
-                  CHECK(superstep.direct == (superstep.superstep % 2 == 0 ? to_dst_block : to_src_block));
-                  break;
-                case Scatter::kByPair:
-                  CHECK(superstep.direct >= to_either);
-                  CHECK(superstep.direct < 2 * edges.size());
-                  break;
-              }
+          }
+          REQUIRE(to_src_block != to_dst_block);  // or the by-source supersteps could pass as by destination
+          REQUIRE(stats->per_superstep.size() == program.supersteps);
+          for (const SuperstepStats& superstep : stats->per_superstep) {
+            INFO("superstep " << superstep.superstep);
+            switch (scatter) {
+              case Scatter::kByDestination: CHECK(superstep.direct == to_dst_block); break;
+              case Scatter::kAlternating:
+                CHECK(superstep.direct == (superstep.superstep % 2 == 0 ? to_dst_block : to_src_block));
+                break;
+              case Scatter::kByPair:
+                CHECK(superstep.direct >= to_either);
+                CHECK(superstep.direct < 2 * edges.size());
+                break;
             }
           }
         }
