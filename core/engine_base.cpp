@@ -1122,8 +1122,8 @@ std::vector<std::uint64_t> EngineBase::grid_slab_bounds(std::span<const std::uin
 // `stage(run, first, counts)` sees each checked run of records (with the counts so far). Ends with
 // the buckets placed (place_buckets). With kFirstRunOnly the buckets are counted in the first run
 // only (what stage needs to estimate their shares) and not placed: the caller counts and places
-// them itself (build_staged, from its staged blocks: incremented for every record, the counters,
-// 2 MiB per task on rmat22, missed the L2 cache).
+// them itself (build_staged, from its staged blocks: counting every record here, in a row of
+// counters per task, 266 KiB on rmat22, cost rmat22 bfs at 256M 0.3-0.4 s of user CPU more).
 template <bool kFirstRunOnly, typename Stage, typename OnBucket>
 Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
   const std::size_t rs = graph_.record_size();
