@@ -458,14 +458,14 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
     const std::uint64_t base = first;
     const bool hash_symmetry = symmetric;
     const bool hash_weight = with_weight;
-    const std::uint64_t vertices = graph_.vertices;  // edge_is_valid's bounds, read once
+    const std::uint64_t vertices = graph_.vertices;  // edge_is_valid's bounds, read once (not through this)
     const bool check_weights = traits_.check_weights;
     std::remove_cvref_t<OnEdge> visit = on_edge;
     std::uint64_t symmetry_sum = 0;
     if (copy_to != nullptr) std::memcpy(copy_to + lo * rs, bytes + lo * rs, (hi - lo) * rs);
     for (std::size_t i = lo; i < hi; ++i) {
       const Edge e = decode_edge(bytes + i * record_bytes, record_type);
-      if (e.src >= vertices || e.dst >= vertices || (check_weights && !(e.weight >= 0.0F))) {  // edge_is_valid
+      if (!edge_is_valid(e, vertices, check_weights)) {
         bad[t] = base + i;
         bad_edges[t] = e;
         break;

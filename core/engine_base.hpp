@@ -92,10 +92,13 @@ class EngineBase {
                                                                             : EdgeFileType::kUnweighted;
   }
 
-  bool edge_is_valid(const Edge& e) const {
-    if (e.src >= graph_.vertices || e.dst >= graph_.vertices) return false;
-    return !traits_.check_weights || e.weight >= 0.0F;
+  /// An input record the engine accepts: both ids below `vertices`, and (check_weights) a weight
+  /// >= 0. Static so that per-record loops can pass the bounds as locals (check_run).
+  static bool edge_is_valid(const Edge& e, std::uint64_t vertices, bool check_weights) {
+    if (e.src >= vertices || e.dst >= vertices) return false;
+    return !check_weights || e.weight >= 0.0F;
   }
+  bool edge_is_valid(const Edge& e) const { return edge_is_valid(e, graph_.vertices, traits_.check_weights); }
 
   /// K = 1 with room for the edges: reads and checks the whole input once, then builds the grid when
   /// the plan has room for it.
