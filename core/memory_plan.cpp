@@ -1,4 +1,5 @@
-// The autotuner: searches the fewest streaming partitions whose memory terms fit the budget.
+// The autotuner: searches the fewest streaming partitions whose memory terms fit the budget (more
+// when the fewest would leave the update writers small requests: kEfficientWriteChunk).
 #include "core/memory_plan.hpp"
 
 #include <sys/resource.h>
@@ -363,6 +364,25 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     }
     return plan;
   };
+  // Autotuned K > 1 whose update writers got small requests (the budget left after one partition's
+  // state, shared by K writers): more partitions leave them more room. The fewest partitions, up to
+  // kMaxExtraPartitionsFactor times as many, whose write requests reach kEfficientWriteChunk (or
+  // --write_chunk if smaller); when none does, the count with the largest requests if they are at
+  // least half as large again (requests grow with K while the states shrink, then fall as the
+  // writers multiply).
+  const auto with_efficient_writes = [&](const MemoryPlan& fewest) {
+    const std::uint64_t efficient = std::min<std::uint64_t>(kEfficientWriteChunk, options.io.write_chunk);
+    if (fewest.partitions <= 1 || fewest.io.write_chunk >= efficient) return fewest;
+    std::optional<MemoryPlan> widest;
+    const std::uint64_t most = std::min(vertices, fewest.partitions * kMaxExtraPartitionsFactor);
+    for (std::uint64_t k = fewest.partitions + 1; k <= most; ++k) {
+      const std::optional<MemoryPlan> plan = try_partitions(k);
+      if (!plan) continue;
+      if (plan->io.write_chunk >= efficient) return *plan;
+      if (!widest || plan->io.write_chunk > widest->io.write_chunk) widest = plan;
+    }
+    return widest && 2 * widest->io.write_chunk >= 3 * fewest.io.write_chunk ? *widest : fewest;
+  };
   if (options.forced_partitions > 0) {
     if (auto plan = try_partitions(options.forced_partitions)) return with_keyed_streams(with_edge_cache(*plan));
   } else {
@@ -383,7 +403,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
             lo = mid + 1;
           }
         }
-        return with_keyed_streams(with_edge_cache(best));
+        return with_keyed_streams(with_edge_cache(with_efficient_writes(best)));
       }
       if (wanted == vertices) break;
       previous = wanted;

@@ -1,10 +1,12 @@
 // The autotuner: exact partition arithmetic, forced counts, and plans that fit their budget.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <random>
 
 #include "core/keyed_segments.hpp"
 #include "core/memory_plan.hpp"
+#include "io/aligned_buffer.hpp"
 
 namespace edgestream {
 namespace {
@@ -53,28 +55,79 @@ TEST_CASE("forced partition counts are honoured exactly", "[memory_plan]") {
   }
 }
 
-TEST_CASE("autotuned plans fit the budget and use the fewest partitions that fit", "[memory_plan]") {
+// The plan with exactly k partitions (nullopt: it does not fit).
+std::optional<MemoryPlan> forced_plan(const MemoryPlanInput& in, EngineOptions options, std::uint64_t k) {
+  options.forced_partitions = k;
+  auto plan = plan_memory(in, options);
+  return plan ? std::optional<MemoryPlan>(*plan) : std::nullopt;
+}
+
+TEST_CASE("autotuned plans fit the budget: the fewest partitions, or more when those write in small requests", "[memory_plan]") {
   EngineOptions options;
   options.threads = 2;
   const std::uint64_t vertices = 16ULL << 20;  // 192 MiB of 12-byte states
+  const MemoryPlanInput in = input(vertices);
   std::uint64_t previous_k = 0;
-  for (const std::uint64_t mib : {1024, 256, 128, 96, 64, 48}) {
+  bool took_more = false;
+  for (const std::uint64_t mib : {1024, 256, 128, 112, 96, 80, 64, 56, 48, 40}) {
     options.physical_memory = mib << 20;
-    const auto plan = plan_memory(input(vertices), options);
+    const auto plan = plan_memory(in, options);
     REQUIRE(plan.has_value());
     INFO(mib << " MiB: " << plan->describe());
     CHECK(plan->estimated_peak() <= options.physical_memory);
     CHECK(plan->partitions >= previous_k);  // less memory never means fewer partitions
     previous_k = plan->partitions;
-    if (plan->partitions > 1) {
-      // One partition fewer would not have fitted.
-      EngineOptions fewer = options;
-      fewer.forced_partitions = plan->partitions - 1;
-      const auto smaller = plan_memory(input(vertices), fewer);
-      CHECK_FALSE(smaller.has_value());
+    // The fewest partitions that fit, and the write requests of each count up to 8 times as many.
+    std::uint64_t fewest = 1;
+    while (!forced_plan(in, options, fewest)) ++fewest;
+    const std::uint64_t fewest_chunk = forced_plan(in, options, fewest)->io.write_chunk;
+    if (fewest == 1 || fewest_chunk >= kEfficientWriteChunk) {
+      CHECK(plan->partitions == fewest);
+      continue;
     }
+    std::uint64_t first_efficient = 0;
+    std::uint64_t widest = fewest;
+    std::uint64_t widest_chunk = fewest_chunk;
+    for (std::uint64_t k = fewest + 1; k <= kMaxExtraPartitionsFactor * fewest; ++k) {
+      const auto p = forced_plan(in, options, k);
+      REQUIRE(p.has_value());  // memory need falls with the count
+      if (p->io.write_chunk >= kEfficientWriteChunk && first_efficient == 0) first_efficient = k;
+      if (p->io.write_chunk > widest_chunk) {
+        widest = k;
+        widest_chunk = p->io.write_chunk;
+      }
+    }
+    INFO("fewest " << fewest << " writing " << fewest_chunk << " bytes per request; widest " << widest);
+    if (first_efficient != 0) {
+      CHECK(plan->partitions == first_efficient);
+    } else if (2 * widest_chunk >= 3 * fewest_chunk) {
+      CHECK(plan->partitions == widest);
+    } else {
+      CHECK(plan->partitions == fewest);
+    }
+    CHECK(plan->io.write_chunk == forced_plan(in, options, plan->partitions)->io.write_chunk);
+    took_more = took_more || plan->partitions > fewest;
   }
   CHECK(previous_k > 1);
+  CHECK(took_more);  // the budgets above include ones where the fewest partitions write small requests
+}
+
+TEST_CASE("a --write_chunk at or below the requests the fewest partitions get keeps the fewest", "[memory_plan]") {
+  EngineOptions options;
+  options.threads = 2;
+  const MemoryPlanInput in = input(16ULL << 20);
+  options.physical_memory = std::uint64_t{64} << 20;
+  const auto tuned = plan_memory(in, options);
+  REQUIRE(tuned.has_value());
+  std::uint64_t fewest = 1;
+  while (!forced_plan(in, options, fewest)) ++fewest;
+  const std::uint64_t chunk = forced_plan(in, options, fewest)->io.write_chunk;
+  REQUIRE(chunk < kEfficientWriteChunk);
+  REQUIRE(tuned->partitions > fewest);  // with the default --write_chunk (4 MiB): more partitions
+  options.io.write_chunk = round_down(chunk, 4096);
+  const auto asked = plan_memory(in, options);
+  REQUIRE(asked.has_value());
+  CHECK(asked->partitions == fewest);
 }
 
 TEST_CASE("K > 1: keyed stream segments and their key ends are in the plan, within the budget", "[memory_plan]") {
