@@ -32,7 +32,7 @@ while (($#)); do
     --algorithms) algorithms=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "run_scaling: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -102,7 +102,8 @@ for regime in $regimes; do
           /^CORE::UTILS::BYTES_WRITTEN / { wr = $2 }
           /^CORE::UTILS::PEAK_RSS / { peak = $2 }
           END {
-            if (steps == 0 || edges == 0) steps = 1
+            if (steps == 0) steps = 1
+            if (edges == 0) edges = 1
             printf "%s,%s,%s,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.0f\n", regime, scale, algo, budget,
                    edges, k, steps, wall, setup, step_s, step_s * 1e9 / (edges * steps), wall * 1e9 / (edges * steps),
                    rd / 1e9, wr / 1e9, peak / 1048576
