@@ -15,11 +15,12 @@ namespace edgestream {
 /// Autotuned K > 1: when the fewest partitions that fit leave the update stream writers requests
 /// smaller than this (or than --write_chunk, if smaller), more partitions are taken (each
 /// partition's state is smaller, so the writers get the room), up to kMaxExtraPartitionsFactor times
-/// the fewest: the fewest whose requests are this large, else those with the largest requests
-/// when at least 1.5 times the fewest's (core/memory_plan.cpp, with_efficient_writes). Small writes cost more than the extra partitions'
-/// updates: rmat22 PageRank at 32 MiB, K = 4 with 76 KiB writes took 2.40 s per superstep, K = 5
-/// (164 KiB) 1.51 s, K = 8 (296 KiB) 1.40 s, K = 16 (236 KiB) 1.66 s; bfs at 32 MiB, K = 2 with
-/// 128 KiB writes 9.9 s, K = 3 (416 KiB) 5.9 s (docs/performance.md, session 19).
+/// the fewest: the fewest whose requests are this large, else those with the largest requests when
+/// at least 1.5 times the fewest's (core/memory_plan.cpp, with_efficient_writes). Small writes cost
+/// more than the extra partitions' updates: rmat22 PageRank at 32 MiB, K = 4 with 76 KiB writes
+/// took 2.40 s per superstep, K = 5 (164 KiB) 1.51 s, K = 8 (296 KiB) 1.40 s, K = 16 (236 KiB)
+/// 1.66 s; bfs at 32 MiB, K = 2 with 128 KiB writes 9.9 s, K = 3 (416 KiB) 5.9 s
+/// (docs/performance.md, session 19).
 inline constexpr std::uint64_t kEfficientWriteChunk = std::uint64_t{512} * 1024;
 inline constexpr std::uint64_t kMaxExtraPartitionsFactor = 8;
 

@@ -652,7 +652,6 @@ enum class BufferScatter { kByPair, kByDestination, kAlternating };  // kAlterna
 // schedule's tasks hold (the rest were buffered and routed).
 template <typename Program>
 void check_bounded_buffer(Program program, BufferScatter scatter) {
-  using Scatter = BufferScatter;
   TempDir dir;
   const std::uint32_t V = 5003;
   const std::vector<Edge> edges = random_edges(V, 8000, 9);
@@ -715,11 +714,11 @@ void check_bounded_buffer(Program program, BufferScatter scatter) {
           for (const SuperstepStats& superstep : stats->per_superstep) {
             INFO("superstep " << superstep.superstep);
             switch (scatter) {
-              case Scatter::kByDestination: CHECK(superstep.direct == to_dst_block); break;
-              case Scatter::kAlternating:
+              case BufferScatter::kByDestination: CHECK(superstep.direct == to_dst_block); break;
+              case BufferScatter::kAlternating:
                 CHECK(superstep.direct == (superstep.superstep % 2 == 0 ? to_dst_block : to_src_block));
                 break;
-              case Scatter::kByPair:
+              case BufferScatter::kByPair:
                 CHECK(superstep.direct >= to_either);
                 CHECK(superstep.direct < 2 * edges.size());
                 break;
