@@ -31,6 +31,8 @@
 # (rmatN-sym, generated with --symmetric: both directions of every edge).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=benchmarks/bench_graphs.sh
+source benchmarks/bench_graphs.sh
 
 data="${DATA:-bench-data}"; out="${OUT:-perf-out}"; work="${WORK_DIR:-}"
 workloads="${WORKLOADS:-mem ooc big-ooc big-all}"; algorithms="${ALGORITHMS:-pagerank bfs cc sssp}"
@@ -76,16 +78,7 @@ workload_spec() {
     *) echo "run_perf: unknown workload $1 (mem, ooc, big-ooc, big-all)" >&2; return 2 ;;
   esac
 }
-graph_for() {  # scale algorithm -> graph path (generated if missing)
-  local s=$1 algo=$2 g sym=()
-  g="$data/rmat$s"
-  if [ "$algo" = cc ]; then g="$data/rmat$s-sym"; sym=(--symmetric); fi
-  if [ ! -f "$g.ini" ]; then
-    echo "run_perf: generating $g (RMAT scale $s, $((16 << s)) edges${sym:+, symmetric}) ..." >&2
-    build/rmat --name "$g" --scale "$s" --edges $((16 << s)) --threads "$threads" "${sym[@]}" >/dev/null
-  fi
-  echo "$g"
-}
+graph_for() { bench_graph run_perf "$data" "$1" "$2" "$threads"; }  # scale algorithm -> graph path
 driver_args_for() {  # algorithm -> extra driver arguments
   if [ "$1" = pagerank ]; then echo "--pagerank::niters $iters"; fi
 }
