@@ -59,9 +59,8 @@ inline std::uint64_t grid_buckets(std::uint32_t blocks, unsigned sub_bits) { ret
 /// about buckets / 64 places at once, whose lines stay in the CPU cache.
 inline constexpr std::uint64_t kGridPlacementGroups = 64;
 
-/// Bytes that hold a bucket's index: 2 up to 2^16 buckets (sub-buckets are capped there), 4 beyond
-/// (from 256 blocks on, the cells' two sides alone are more buckets).
-inline std::size_t grid_bucket_id_bytes(std::uint64_t buckets) { return buckets <= (std::uint64_t{1} << 16) ? 2 : 4; }
+/// Bytes that hold an id below `ids` (a bucket's, or a GridPairIds id): 2 up to 2^16, 4 beyond.
+inline std::size_t grid_bucket_id_bytes(std::uint64_t ids) { return ids <= (std::uint64_t{1} << 16) ? 2 : 4; }
 
 /// Which bucket an edge belongs to: its cell {block(src), block(dst)} << bucket_bits, then the side
 /// (1: the destination's block is the pair's higher or equal one) and the destination's sub-bucket.
@@ -82,6 +81,42 @@ struct GridBucketing {
     const std::uint64_t sub = (dst >> (shift - sub_bits)) & ((std::uint32_t{1} << sub_bits) - 1);
     return (block_cell(bs, bd) << bucket_bits) | (side << sub_bits) | sub;
   }
+};
+
+/// The ids the in-memory grid's set-up gives its records while it moves them to their buckets
+/// (EngineBase::load_grid_records): the ordered block pair, then the destination's sub-bucket,
+/// ((block(src) * blocks + block(dst)) << sub_bits) | sub. One id per bucket a record can be in:
+/// a diagonal cell's records are all on side 1, so there are blocks^2 << sub_bits of them against
+/// the buckets' blocks * (blocks + 1) << sub_bits, and up to 256 blocks they fit in 2 bytes (2^24
+/// vertices in 256 blocks: 65,536 ids, 65,792 buckets). A halved grid marks the records it leaves
+/// out (src > dst) with `dropped()`: the pair {1, 0}, which no record it keeps has, or with one
+/// blocks: an id past the pairs'.
+struct GridPairIds {
+  GridBucketing bucketing;
+  std::uint32_t blocks = 1;
+
+  static GridPairIds of(std::uint32_t blocks, const GridBucketing& bucketing) { return GridPairIds{bucketing, blocks}; }
+  /// The ids: [0, space()), the dropped mark included.
+  std::uint64_t space() const { return pairs() + (blocks == 1 ? 1 : 0); }
+  std::uint64_t dropped() const { return blocks == 1 ? pairs() : std::uint64_t{blocks} << bucketing.sub_bits; }
+  /// Contract: src and dst are below blocks << shift.
+  std::uint64_t operator()(std::uint32_t src, std::uint32_t dst) const {
+    const unsigned shift = bucketing.shift;
+    const unsigned sub_bits = bucketing.sub_bits;
+    const std::uint64_t pair = std::uint64_t{src >> shift} * blocks + (dst >> shift);
+    const std::uint64_t sub = (dst >> (shift - sub_bits)) & ((std::uint32_t{1} << sub_bits) - 1);
+    return (pair << sub_bits) | sub;
+  }
+  /// The bucket of id (below pairs(); not the dropped mark): GridBucketing's for the same edge.
+  std::uint64_t bucket(std::uint64_t id) const {
+    const std::uint64_t sub = id & ((std::uint64_t{1} << bucketing.sub_bits) - 1);
+    const std::uint64_t pair = id >> bucketing.sub_bits;
+    const auto bs = static_cast<std::uint32_t>(pair / blocks);
+    const auto bd = static_cast<std::uint32_t>(pair % blocks);
+    const std::uint64_t side = bd >= bs ? 1U : 0U;
+    return (block_cell(bs, bd) << bucketing.bucket_bits) | (side << bucketing.sub_bits) | sub;
+  }
+  std::uint64_t pairs() const { return (std::uint64_t{blocks} * blocks) << bucketing.sub_bits; }
 };
 
 /// One task of a round: the cells it processes (1 to 3 cell indexes: {a,b}, and {a,a}, {b,b} in round 0).

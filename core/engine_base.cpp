@@ -492,7 +492,7 @@ Status EngineBase::load_edge_cache() {
   if (plan_.grid_bytes > 0) {
     init_grid();
     if (grid_layout_ != GridLayout::kFull) {
-      if (plan_.edge_cache_bytes < graph_.edges * (grid_record_bytes_ + grid_bucket_id_bytes(grid_buckets(grid_blocks_, bucketing_.sub_bits)))) {
+      if (plan_.edge_cache_bytes < graph_.edges * (grid_record_bytes_ + grid_bucket_id_bytes(GridPairIds::of(grid_blocks_, bucketing_).space()))) {
         return Status{StatusCode::kInternal, "edge grid: the plan's copy of the edges is smaller than their grid records"};
       }
       return load_grid_records();
@@ -729,41 +729,40 @@ void EngineBase::finish_grid() {
 }
 
 // The in-memory grid of block-local records (the usual case), in one pass over the input: every
-// record is checked and kept as its grid record (4 or 8 bytes) with its bucket (2 bytes, or 4 for
-// more than 2^16 buckets: grid_bucket_id_bytes) in edge_cache_; then the buckets are counted
-// and the records moved to their buckets, input order kept inside a bucket: the same grid as
-// build_grid's, from 6 to 12 bytes per edge kept instead of the input's 8 or 12, and with no
-// second pass decoding the input to count.
+// record is checked and kept as its grid record (4 or 8 bytes) with the id of its bucket (a
+// GridPairIds id: 2 bytes up to 256 blocks, else 4: grid_bucket_id_bytes) in edge_cache_; then
+// the buckets are counted and the records moved to their buckets, input order kept inside a
+// bucket: the same grid as build_grid's, from 6 to 12 bytes per edge kept instead of the input's
+// 8 or 12, and with no second pass decoding the input to count.
 // The move is cut in two so that neither half writes to thousands of places at once (a write
-// that misses the caches per record): while the input is read, each task groups its share of a
-// run by placement group (kGridPlacementGroups groups of buckets consecutive in the grid's order;
-// the run's records stay where they were, regrouped, and the groups' offsets are kept: a
-// "segment"), in time the cores would otherwise spend waiting for storage; then every group is
-// one task that counts its buckets (about buckets / kGridPlacementGroups of them, whose counters
-// stay in the L1 cache) and then one that copies its records, segment after segment (input
-// order), into them.
+// that misses the caches per record): while the input is read, each run is checked into a scratch
+// buffer of one run (its pages faulted in once), and each task copies its share of it into
+// edge_cache_ grouped by placement group (kGridPlacementGroups groups of buckets consecutive in
+// the grid's order; a share's groups' offsets are kept: a "segment"), in time the cores would
+// otherwise spend waiting for storage; then every group is one task that counts its buckets
+// (about buckets / kGridPlacementGroups of them, whose counters stay in the L1 cache) and then one
+// that copies its records, segment after segment (input order), into them.
 // Memory: what the plan reserved for it (core/memory_plan.cpp): (grid_rs + id bytes) * n of edges,
-// then grid_rs * n of grid, 3 bucket arrays (the counters, the cursors, the offsets), a run's
-// share per task to group into and the segments' offsets.
+// then grid_rs * n of grid, the bucket arrays (the counters, the cursors, the offsets, the ids'
+// buckets and groups), a run's records to group and the segments' offsets.
 // Halved (symmetric_one_way_, like the on-disk grid): only the records with src <= dst are placed
-// (the others are their reverses), scattered both ways. A dropped record gets the id of bucket 0,
-// side 0 of the diagonal cell {0, 0}, which no record belongs to (a diagonal cell's records are
-// all on side 1): no id past the grid's buckets is needed, so the ids keep their 2 or 4 bytes.
-// Bucket 0 belongs to an extra group that is never placed.
+// (the others are their reverses), scattered both ways. A dropped record gets the id
+// GridPairIds::dropped(), which no kept record has; its group is an extra one, never placed.
 Status EngineBase::load_grid_records() {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
   const std::size_t T = plan_.threads;
   const std::size_t grid_rs = grid_record_bytes_;
   const std::uint64_t buckets = grid_buckets(grid_blocks_, bucketing_.sub_bits);
-  const GridBucketing bucket_of = bucketing_;
+  const GridPairIds pair_id = GridPairIds::of(grid_blocks_, bucketing_);
+  const std::uint64_t ids = pair_id.space();
   const std::uint32_t local_mask = grid_local_mask();
   const bool local4 = grid_layout_ == GridLayout::kLocal4;
   const std::string input_name = "edge file " + input_file_.path();
-  const std::size_t id_bytes = grid_bucket_id_bytes(buckets);
+  const std::size_t id_bytes = grid_bucket_id_bytes(ids);
   grid_halved_ = symmetric_one_way_;
   const bool halved = grid_halved_;
-  constexpr std::uint64_t kDropped = 0;  // the bucket id of a record a halved grid leaves out
+  const std::uint64_t dropped = pair_id.dropped();  // the id of a record a halved grid leaves out
   edge_cache_ = AlignedBuffer(n * (grid_rs + id_bytes));
   std::byte* records = edge_cache_.data();
   std::byte* bucket_ids = records + n * grid_rs;
@@ -785,50 +784,54 @@ Status EngineBase::load_grid_records() {
     });
     touched = upto;
   };
-  // Placement groups: the buckets in the grid's order cut into G groups; group G (not placed)
-  // holds a halved grid's dropped records.
+  // Each id's bucket, and placement groups: the buckets in the grid's order cut into G groups;
+  // group G (not placed) holds a halved grid's dropped records.
   const std::uint64_t G = std::min<std::uint64_t>(kGridPlacementGroups, buckets);
-  std::vector<std::uint32_t> group_of(buckets);
+  std::vector<std::uint32_t> bucket_of_id(ids, 0);
+  std::vector<std::uint32_t> group_of(ids, static_cast<std::uint32_t>(G));
   {
+    std::vector<std::uint32_t> group_of_bucket(buckets, static_cast<std::uint32_t>(G));
     const std::vector<std::uint32_t> order = grid_bucket_order();
-    for (std::uint64_t rank = 0; rank < order.size(); ++rank) group_of[order[rank]] = static_cast<std::uint32_t>(rank * G / buckets);
-    if (halved) group_of[kDropped] = static_cast<std::uint32_t>(G);
+    for (std::uint64_t rank = 0; rank < order.size(); ++rank) group_of_bucket[order[rank]] = static_cast<std::uint32_t>(rank * G / buckets);
+    for (std::uint64_t id = 0; id < pair_id.pairs(); ++id) {
+      bucket_of_id[id] = static_cast<std::uint32_t>(pair_id.bucket(id));
+      group_of[id] = group_of_bucket[bucket_of_id[id]];
+    }
+    if (halved) group_of[dropped] = static_cast<std::uint32_t>(G);
   }
   const std::uint64_t stride = G + 2;  // a segment's offsets: where each group starts, and its end
   std::vector<std::uint64_t> segment_first;   // each segment's first record
   std::vector<std::uint64_t> segment_starts;  // stride per segment, relative to its first record
-  std::vector<std::vector<std::byte>> scratch(T);  // each task's share of a run, grouped
-  // Groups [lo, hi) in place (through `into`), writing its offsets to `starts`.
-  auto group_share = [&]<std::size_t kSize, typename Id>(std::uint64_t lo, std::uint64_t hi, std::vector<std::byte>& into,
+  std::vector<std::byte> run_scratch;         // the run being read, checked: its records, then their ids
+  // Copies records [lo, hi) of the run starting at record `first` (m records, checked into
+  // run_scratch) to edge_cache_, grouped, writing the groups' offsets to `starts`.
+  auto group_share = [&]<std::size_t kSize, typename Id>(std::uint64_t first, std::uint64_t m, std::uint64_t lo, std::uint64_t hi,
                                                           std::uint64_t* starts) {
-    const std::uint64_t m = hi - lo;
     const std::uint32_t* group = group_of.data();
     // Copies in this frame: the moves' stores could alias the captured pointers, which the loop
     // would then read again (through the closure) for every record.
-    const std::byte* const ids = bucket_ids;
-    const std::byte* const from = records;
+    const std::byte* const from = run_scratch.data();
+    const std::byte* const from_ids = from + m * kSize;
+    std::byte* const to = records + lo * kSize;
+    std::byte* const to_ids = bucket_ids + lo * sizeof(Id);
+    const std::uint64_t a = lo - first;
+    const std::uint64_t z = hi - first;
     std::fill(starts, starts + stride, 0);
-    if (m == 0) return;
-    const auto id_at = [ids](std::uint64_t i) {
+    const auto id_at = [from_ids](std::uint64_t i) {
       Id b = 0;
-      std::memcpy(&b, ids + i * sizeof(Id), sizeof(Id));
+      std::memcpy(&b, from_ids + i * sizeof(Id), sizeof(Id));
       return b;
     };
-    for (std::uint64_t i = lo; i < hi; ++i) ++starts[group[id_at(i)] + 1];
+    for (std::uint64_t i = a; i < z; ++i) ++starts[group[id_at(i)] + 1];
     for (std::uint64_t g = 1; g < stride; ++g) starts[g] += starts[g - 1];
-    into.resize(m * (kSize + sizeof(Id)));
-    std::byte* const grouped = into.data();
-    std::byte* const grouped_ids = grouped + m * kSize;
     std::uint64_t next[kGridPlacementGroups + 1];
     std::copy(starts, starts + G + 1, next);
-    for (std::uint64_t i = lo; i < hi; ++i) {
+    for (std::uint64_t i = a; i < z; ++i) {
       const Id b = id_at(i);
       const std::uint64_t at = next[group[b]]++;
-      std::memcpy(grouped + at * kSize, from + i * kSize, kSize);
-      std::memcpy(grouped_ids + at * sizeof(Id), &b, sizeof(Id));
+      std::memcpy(to + at * kSize, from + i * kSize, kSize);
+      std::memcpy(to_ids + at * sizeof(Id), &b, sizeof(Id));
     }
-    std::memcpy(records + lo * kSize, grouped, m * kSize);
-    std::memcpy(bucket_ids + lo * sizeof(Id), grouped_ids, m * sizeof(Id));
   };
   std::uint64_t seen = 0;  // records read (and checked)
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
@@ -840,6 +843,9 @@ Status EngineBase::load_grid_records() {
     }
     touch_grid(first + m);
     seen = first + m;
+    if (run_scratch.size() < m * (grid_rs + id_bytes)) run_scratch.resize(m * (grid_rs + id_bytes));
+    std::byte* const run_records = run_scratch.data();
+    std::byte* const run_ids = run_records + m * grid_rs;
     // Captured by value (check_run copies this per task): the values stay in registers; the
     // choices are template arguments, not flags tested for every record (the compiler kept those
     // in memory: the records' stores may alias them).
@@ -847,10 +853,10 @@ Status EngineBase::load_grid_records() {
       constexpr std::size_t kGridBytes = kLayout == GridLayout::kLocal4 ? 4 : 8;
       return check_run(run, first, [=](std::size_t, std::uint64_t i, const Edge& e) {
         // (b, not a branch: which records a symmetric input keeps is a coin flip per record)
-        const std::uint64_t b = kHalved && e.src > e.dst ? kDropped : bucket_of(e.src, e.dst);
+        const std::uint64_t b = kHalved && e.src > e.dst ? dropped : pair_id(e.src, e.dst);
         const auto id = static_cast<Id>(b);
-        std::memcpy(bucket_ids + i * sizeof(Id), &id, sizeof(Id));
-        encode_grid_record<kLayout>(records + i * kGridBytes, e, local_mask);
+        std::memcpy(run_ids + (i - first) * sizeof(Id), &id, sizeof(Id));
+        encode_grid_record<kLayout>(run_records + (i - first) * kGridBytes, e, local_mask);
       });
     };
     auto check_with = [&]<bool kHalved>() {
@@ -871,22 +877,22 @@ Status EngineBase::load_grid_records() {
       const std::uint64_t hi = first + m * (t + 1) / T;
       std::uint64_t* starts = segment_starts.data() + (segments + t) * stride;
       if (id_bytes == 2) {
-        local4 ? group_share.template operator()<4, std::uint16_t>(lo, hi, scratch[t], starts)
-               : group_share.template operator()<8, std::uint16_t>(lo, hi, scratch[t], starts);
+        local4 ? group_share.template operator()<4, std::uint16_t>(first, m, lo, hi, starts)
+               : group_share.template operator()<8, std::uint16_t>(first, m, lo, hi, starts);
       } else {
-        local4 ? group_share.template operator()<4, std::uint32_t>(lo, hi, scratch[t], starts)
-               : group_share.template operator()<8, std::uint32_t>(lo, hi, scratch[t], starts);
+        local4 ? group_share.template operator()<4, std::uint32_t>(first, m, lo, hi, starts)
+               : group_share.template operator()<8, std::uint32_t>(first, m, lo, hi, starts);
       }
     });
     return Status::ok();
   }));
-  scratch = {};
+  run_scratch = {};
   if (seen != n) {
     return input_ended_early(input_name, seen * rs, n * rs);
   }
   edges_cached_ = true;
   ES_RETURN_IF_ERROR(input_checked());
-  // visit(i, b) for each record i of group g (its bucket b), segment after segment (input order).
+  // visit(i, id) for each record i of group g (its id), segment after segment (input order).
   auto for_each_of_group = [&]<typename Id>(std::uint64_t g, auto&& visit) {
     for (std::size_t s = 0; s < segment_first.size(); ++s) {
       const std::uint64_t* starts = segment_starts.data() + s * stride;
@@ -898,24 +904,28 @@ Status EngineBase::load_grid_records() {
       }
     }
   };
-  // The buckets' counts, by their groups' tasks: a group's counters (~buckets / G) stay in the L1
-  // cache (counted while the input was read, each task's 8 bytes per bucket missed the L2 cache).
-  // A halved grid's dropped records (group G) are not counted: bucket 0 stays empty.
-  std::vector<std::vector<std::uint64_t>> counts(1, std::vector<std::uint64_t>(buckets, 0));
+  // The ids' counts, by their groups' tasks: a group's counters (~ids / G) stay in the L1 cache
+  // (counted while the input was read, each task's 8 bytes per id missed the L2 cache). A halved
+  // grid's dropped records (group G) are not counted.
+  std::vector<std::uint64_t> per_id(ids, 0);
   auto count = [&]<typename Id>(std::uint64_t g) {
-    std::uint64_t* const of = counts[0].data();
+    std::uint64_t* const of = per_id.data();
     for_each_of_group.template operator()<Id>(g, [of](std::uint64_t, Id b) { ++of[b]; });
   };
   pool_->run(G, [&](std::size_t g, unsigned) {
     id_bytes == 2 ? count.template operator()<std::uint16_t>(g) : count.template operator()<std::uint32_t>(g);
   });
-  place_counted_buckets(counts);
-  counts = {};
-  std::vector<std::uint64_t> cursor = bucket_begin_;  // each bucket's next record (its group's task's alone)
+  {
+    std::vector<std::vector<std::uint64_t>> counts(1, std::vector<std::uint64_t>(buckets, 0));
+    for (std::uint64_t id = 0; id < pair_id.pairs(); ++id) counts[0][bucket_of_id[id]] += per_id[id];
+    place_counted_buckets(counts);
+  }
+  // Each id's next record in its bucket (its group's task's alone).
+  for (std::uint64_t id = 0; id < pair_id.pairs(); ++id) per_id[id] = bucket_begin_[bucket_of_id[id]];
   std::byte* const out = grid_.data();
   // Group g's records to their buckets. Constant sizes: moves, not calls.
   auto place = [&]<std::size_t kSize, typename Id>(std::uint64_t g) {
-    std::uint64_t* const next = cursor.data();
+    std::uint64_t* const next = per_id.data();
     for_each_of_group.template operator()<Id>(g, [next, out, records](std::uint64_t i, Id b) {
       std::memcpy(out + next[b]++ * kSize, records + i * kSize, kSize);
     });

@@ -231,16 +231,17 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     const std::uint64_t buckets = grid_buckets(b32, grid_sub_bucket_bits(b32, shift));
     const std::uint64_t bucket_array = buckets * 8;
     // The in-memory grid of block-local records is built from a copy of the input kept as grid
-    // records and their buckets (core/engine_base.cpp, load_grid_records): grid_record_bytes + 2
-    // (or 4) per edge, then the grid's own copy and 3 bucket arrays (and each bucket's group),
-    // for the moment both are held; while the input is read, each task's share of a run to group
-    // and every share's group offsets (runs: the input's read chunks, and a record across two).
-    const std::uint64_t id_bytes = grid_bucket_id_bytes(buckets);
+    // records and their buckets' ids (core/engine_base.cpp, load_grid_records): grid_record_bytes
+    // + 2 (or 4) per edge, then the grid's own copy and 3 bucket arrays of 8 bytes (and each id's
+    // bucket and group, 4 bytes each), for the moment both are held; while the input is read, one
+    // run checked, to group, and every share's group offsets (runs: the input's read chunks, and a
+    // record across two).
+    const std::uint64_t id_bytes = grid_bucket_id_bytes(GridPairIds::of(b32, GridBucketing::of(b32, shift)).space());
     const std::uint64_t compact_cache = round_up(input.edges * (input.grid_record_bytes + id_bytes), kIoAlignment);
     const std::uint64_t run_bytes = std::max<std::uint64_t>({plan.io.read_chunk, input.input_frame_bytes, 1});
     const std::uint64_t runs = 2 * (input_bytes / run_bytes + 1);
     const std::uint64_t grouping = threads * ((run_bytes / input.record_bytes + 1) / threads + 1) * (input.grid_record_bytes + id_bytes) +
-                                   runs * threads * (kGridPlacementGroups + 3) * 8 + buckets * 4;
+                                   runs * threads * (kGridPlacementGroups + 3) * 8 + buckets * 8;
     const std::uint64_t compact_grid =
         round_up(input.edges * input.grid_record_bytes, kIoAlignment) + 3 * bucket_array + grouping;
     if (plan.partitions == 1 && options.cache_edges && options.edge_grid && options.compact_grid &&

@@ -6,8 +6,10 @@
 // window, slab and thread counts; a damaged grid or staging file is corruption naming it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <numeric>
 #include <set>
@@ -64,7 +66,7 @@ TEST_CASE("block-pair schedule: every cell once, no block twice in a round", "[e
   CHECK(*cells.rbegin() == block_cells(30) - 1);
 }
 
-TEST_CASE("grid bucketing: every edge has a bucket of the grid, never bucket 0 (a halved grid's mark for dropped records)", "[edge_grid]") {
+TEST_CASE("grid bucketing: every edge has a bucket of the grid, never bucket 0 (side 0 of the diagonal cell {0, 0})", "[edge_grid]") {
   // (blocks, vertices per block): one block, a few, sub-buckets capped, more than 2^16 buckets.
   for (const auto& [blocks, shift] : {std::pair{1U, 16U}, std::pair{3U, 10U}, std::pair{64U, 16U}, std::pair{400U, 12U}}) {
     INFO("blocks " << blocks << " shift " << shift);
@@ -82,6 +84,47 @@ TEST_CASE("grid bucketing: every edge has a bucket of the grid, never bucket 0 (
     // Cell {0, 0} is used, on side 1: its buckets are 2^sub_bits onwards.
     const std::uint64_t subs = std::uint64_t{1} << bucket_of.sub_bits;
     CHECK(std::accumulate(seen.begin() + static_cast<std::ptrdiff_t>(subs), seen.begin() + static_cast<std::ptrdiff_t>(2 * subs), std::uint64_t{0}) > 0);
+  }
+}
+
+TEST_CASE("grid pair ids: one per bucket a record can be in, fewer than the buckets, the dropped mark on no kept record", "[edge_grid]") {
+  // One block (the mark past the pairs), a few, sub-buckets capped, exactly 256 blocks (more than
+  // 2^16 buckets, 2^16 ids: 2 bytes), more than 256 (4 bytes).
+  for (const auto& [blocks, shift] : {std::pair{1U, 16U}, std::pair{3U, 10U}, std::pair{64U, 16U}, std::pair{256U, 16U},
+                                      std::pair{256U, 10U}, std::pair{400U, 12U}}) {
+    INFO("blocks " << blocks << " shift " << shift);
+    const GridBucketing bucket_of = GridBucketing::of(blocks, shift);
+    const GridPairIds pair_id = GridPairIds::of(blocks, bucket_of);
+    const std::uint64_t buckets = grid_buckets(blocks, bucket_of.sub_bits);
+    const std::uint64_t subs = std::uint64_t{1} << bucket_of.sub_bits;
+    CHECK(pair_id.pairs() == std::uint64_t{blocks} * blocks * subs);
+    CHECK(pair_id.space() <= buckets);
+    CHECK(pair_id.dropped() < pair_id.space());
+    if (blocks == 256) {
+      CHECK(buckets > (std::uint64_t{1} << 16));
+      CHECK(grid_bucket_id_bytes(pair_id.space()) == 2);
+    }
+    if (blocks == 400) CHECK(grid_bucket_id_bytes(pair_id.space()) == 4);
+    // Every id maps to a distinct bucket; the buckets no id maps to are the diagonal cells' side 0.
+    std::vector<std::uint8_t> hit(buckets, 0);
+    for (std::uint64_t id = 0; id < pair_id.pairs(); ++id) {
+      const std::uint64_t b = pair_id.bucket(id);
+      REQUIRE(b < buckets);
+      CHECK(hit[b] == 0);
+      hit[b] = 1;
+    }
+    CHECK(static_cast<std::uint64_t>(std::count(hit.begin(), hit.end(), 0)) == std::uint64_t{blocks} * subs);
+    for (std::uint32_t x = 0; x < blocks; ++x) CHECK(hit[block_cell(x, x) << bucket_of.bucket_bits] == 0);
+    // An edge's id names its bucket; a halved grid keeps src <= dst, none of which has the dropped id.
+    const std::uint64_t vertices = std::uint64_t{blocks} << shift;
+    for (const Edge& e : random_edges(vertices, 100000, blocks + shift)) {
+      const std::uint64_t id = pair_id(e.src, e.dst);
+      REQUIRE(id < pair_id.pairs());
+      CHECK(pair_id.bucket(id) == bucket_of(e.src, e.dst));
+      const std::uint32_t lo = std::min(e.src, e.dst);
+      const std::uint32_t hi = std::max(e.src, e.dst);
+      CHECK(pair_id(lo, hi) != pair_id.dropped());
+    }
   }
 }
 
@@ -160,6 +203,47 @@ TEST_CASE("edge grid: more than 2^16 buckets (no sub-buckets, 4-byte bucket ids 
       CHECK(blocks > 256);
       CHECK(blocks <= 1024);
       outputs[variant] = slurp(dir / "out.txt");
+    }
+    if (std::string(algo) != "pagerank") CHECK(outputs[0] == outputs[1]);
+    CHECK(outputs[1] == outputs[2]);
+  }
+}
+
+TEST_CASE("edge grid: exactly 256 blocks (over 2^16 buckets, 2-byte pair ids while built), plain and halved", "[edge_grid]") {
+  // 262100 vertices in blocks of 2^10: 256 blocks; --cpu_cache_size per algorithm so that its
+  // state gives blocks of 2^10 vertices. cc reads a symmetric input one way (the halved grid).
+  TempDir dir;
+  const auto ini = write_graph(dir.path(), "g256", random_edges(262100, 300000, 17), 262100);
+  std::vector<Edge> half = random_edges(262100, 150000, 19);
+  for (std::size_t i = 0; i < half.size(); i += 5) half[i].dst = half[i].src % 300;  // hubs, loops
+  const auto sym = write_graph(dir.path(), "s256", with_reverses(half, /*keep_loops=*/true), 262100, EdgeFileType::kUnweighted);
+  std::ofstream(sym, std::ios::app) << "symmetric=1\n";
+  for (const char* algo : {"bfs", "sssp", "pagerank", "cc"}) {
+    INFO(algo);
+    const bool halved = std::string(algo) == "cc";
+    std::string outputs[3];  // input order -p 2, grid -p 2, grid -p 3 read in 16 KiB chunks
+    for (int variant = 0; variant < 3; ++variant) {
+      std::vector<std::string> args = {"-g", (halved ? sym : ini).string(), "-b", algo, "-p", variant == 2 ? "3" : "2",
+                                       "--physical_memory", "1G", "--output", (dir / "out.txt").string(), "--verify"};
+      if (variant == 0) args.push_back("--no_edge_grid");
+      if (variant == 2) args.insert(args.end(), {"--read_chunk", "16K"});
+      std::uint64_t blocks = 0;
+      for (const char* cache : {"8K", "16K", "32K", "64K"}) {  // the size that gives 2^10 vertices per block
+        std::vector<std::string> with_cache = args;
+        with_cache.insert(with_cache.end(), {"--cpu_cache_size", cache});
+        const auto r = run_driver_in_process(with_cache);
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        blocks = std::stoull(stat_value(r.out, "CORE::CONFIG::CACHE_PARTITIONS"));
+        if (blocks != 256) continue;
+        CHECK(r.out.find("Verification: PASS") != std::string::npos);
+        CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == (variant == 0 ? "0" : "1"));
+        CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "0");
+        CHECK(stat_value(r.out, "CORE::CONFIG::SYMMETRIC_ONE_WAY") == (halved && variant > 0 ? "1" : "0"));
+        outputs[variant] = slurp(dir / "out.txt");
+        break;
+      }
+      REQUIRE(blocks == 256);
     }
     if (std::string(algo) != "pagerank") CHECK(outputs[0] == outputs[1]);
     CHECK(outputs[1] == outputs[2]);
