@@ -35,6 +35,9 @@ constexpr std::uint64_t kMinStagingBlock = std::uint64_t{1} << 20;
 // Staged blocks read ahead while the grid's slabs are placed and encoded (at most; as many as
 // the input reader's room holds).
 constexpr std::size_t kStagedReadAhead = 4;
+// Staged blocks a staging task has written or in flight at once (build_staged): while one is
+// written the task encodes the next, instead of waiting for storage with a core idle.
+constexpr std::uint64_t kStagingWritesPerTask = 2;
 
 // The input held fewer records than its graph description gives.
 Status input_ended_early(const std::string& input_name, std::uint64_t seen_bytes, std::uint64_t expected_bytes) {
@@ -975,15 +978,15 @@ Status EngineBase::build_disk_grid() {
   // group boundaries (grid_slab_bounds) and every group is read back once; half a slab (as many
   // staging blocks, each twice as large) when quarter-slab groups would make the blocks smaller
   // than kMinStagingBlock.
-  // Staging buffers: one per group and one per staging task for the block as written (a page
-  // more: its header), all in the two window buffers; read back through one such block, in the
-  // room of the input reader (closed by then).
+  // Staging buffers: one per group and kStagingWritesPerTask per staging task for the blocks as
+  // written (a page more: its header), all in the two window buffers; read back through one such
+  // block, in the room of the input reader (closed by then).
   const std::uint64_t unit = std::lcm<std::uint64_t>(kIoAlignment, 4 + grid_rs);  // whole staged records and pages
   auto staging_block = [&](std::uint64_t groups) {
-    const std::uint64_t flushers = std::min<std::uint64_t>(plan_.threads, groups);
-    const std::uint64_t room = grid_windows_.size() - std::min<std::uint64_t>(grid_windows_.size(), flushers * kIoAlignment);
+    const std::uint64_t outs = kStagingWritesPerTask * std::min<std::uint64_t>(plan_.threads, groups);
+    const std::uint64_t room = grid_windows_.size() - std::min<std::uint64_t>(grid_windows_.size(), outs * kIoAlignment);
     return round_down(
-        std::min<std::uint64_t>(room / (groups + flushers), plan_.reader_bytes - std::min(plan_.reader_bytes, kIoAlignment)), unit);
+        std::min<std::uint64_t>(room / (groups + outs), plan_.reader_bytes - std::min(plan_.reader_bytes, kIoAlignment)), unit);
   };
   std::uint64_t groups = 4 * slabs;
   if (staging_block(groups) < kMinStagingBlock) groups = 2 * slabs;
@@ -1345,17 +1348,47 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   std::vector<std::vector<std::uint64_t>> bucket_records(1, std::vector<std::uint64_t>(buckets, 0));
   std::vector<IoCounters> written(T);
   std::vector<Status> errors(T);
-  // The slab buffer: the groups' buffers, then one block as written (a group's, sorted) per task.
+  // The slab buffer: the groups' buffers, then kStagingWritesPerTask blocks as written (a
+  // group's, sorted) per task.
   std::byte* buffers = grid_windows_.data();
   const std::uint64_t out_capacity = round_up(staged_block_capacity(block / staged_record, grid_rs), kIoAlignment);
-  if (groups * block + flushers * out_capacity > grid_windows_.size() || out_capacity > plan_.reader_bytes) {
+  const std::uint64_t outs = kStagingWritesPerTask * flushers;
+  if (groups * block + outs * out_capacity > grid_windows_.size() || out_capacity > plan_.reader_bytes) {
     // build_disk_grid sized `block` for exactly this layout (a written block: `block` + one page).
     return Status{StatusCode::kInternal, "edge grid staging: " + std::to_string(groups) + " group buffers of " + std::to_string(block) +
-                                             " bytes and " + std::to_string(flushers) + " output blocks of " + std::to_string(out_capacity) +
+                                             " bytes and " + std::to_string(outs) + " output blocks of " + std::to_string(out_capacity) +
                                              " bytes do not fit the slab buffer or the reader's room"};
   }
+  // A block as written, and its write while in flight (a thread of its own: std::async).
+  struct StagingWrite {
+    std::future<Status> done;
+    std::uint64_t bytes = 0;
+  };
+  std::vector<StagingWrite> writes(outs);  // task t's: [t * kStagingWritesPerTask, (t + 1) * kStagingWritesPerTask)
+  std::vector<std::size_t> next_write(flushers, 0);
+  // Waits for write i (if any) to finish: counted as the time its task waited for storage.
+  auto wait_write = [&](std::size_t i, std::size_t t) -> Status {
+    if (!writes[i].done.valid()) return Status::ok();
+    const auto start = std::chrono::steady_clock::now();
+    const Status status = writes[i].done.get();
+    count_request(written[t], start, 0, writes[i].bytes);
+    return status;
+  };
+  auto wait_all_writes = [&]() -> Status {
+    Status first = Status::ok();
+    for (std::size_t i = 0; i < outs; ++i) {
+      Status status = wait_write(i, i / kStagingWritesPerTask);
+      if (first.is_ok()) first = std::move(status);
+    }
+    return first;
+  };
+  // Task t encodes group g's buffer into its next output block (once that block's previous write
+  // is done) and starts writing it to g's staging file; the buffer is free again at return.
   auto flush = [&](std::uint64_t g, std::size_t t) -> Status {
-    std::byte* out = buffers + groups * block + t * out_capacity;
+    const std::size_t i = t * kStagingWritesPerTask + next_write[t];
+    next_write[t] = (next_write[t] + 1) % kStagingWritesPerTask;
+    ES_RETURN_IF_ERROR(wait_write(i, t));
+    std::byte* out = buffers + groups * block + i * out_capacity;
     const StagedGroupBuckets members{rank, std::span<const std::uint32_t>(order).subspan(group_first[g], group_first[g + 1] - group_first[g])};
     const std::size_t used = encode_staged_block(std::span<const std::byte>(buffers + g * block, group[g].filled), grid_rs, members,
                                                  sort_counts[t], std::span<std::byte>(out, out_capacity), bucket_records[0].data());
@@ -1363,9 +1396,11 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     std::memset(out + used, 0, bytes - used);
     if (options_.scratch_checksums) block_crc[g].push_back(frame_crc(std::span<const std::byte>(out, bytes)));
     block_bytes[g].push_back(bytes);
-    const auto start = std::chrono::steady_clock::now();
-    ES_RETURN_IF_ERROR(files[g].write_at(group[g].flushed, std::span<const std::byte>(out, bytes)));
-    count_request(written[t], start, 0, bytes);
+    const File* file = &files[g];
+    const std::uint64_t offset = group[g].flushed;
+    const std::span<const std::byte> data(out, bytes);
+    writes[i].bytes = bytes;
+    writes[i].done = std::async(std::launch::async | std::launch::deferred, [file, offset, data] { return file->write_at(offset, data); });
     group[g].flushed += bytes;
     group[g].filled = 0;
     return Status::ok();
@@ -1495,9 +1530,14 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     for (const Status& error : errors) ES_RETURN_IF_ERROR(error);
     return Status::ok();
   };
-  ES_RETURN_IF_ERROR(check_count_and<true>(stage, on_bucket));
-  for (std::uint64_t g = 0; g < groups; ++g) {
-    if (group[g].filled > 0) ES_RETURN_IF_ERROR(flush(g, 0));
+  {
+    Status status = check_count_and<true>(stage, on_bucket);
+    for (std::uint64_t g = 0; g < groups && status.is_ok(); ++g) {
+      if (group[g].filled > 0) status = flush(g, 0);
+    }
+    Status written_all = wait_all_writes();  // before the blocks are read back (and on an error, before returning)
+    ES_RETURN_IF_ERROR(status);
+    ES_RETURN_IF_ERROR(written_all);
   }
   place_counted_buckets(bucket_records);  // every staged record was counted in its block
   bucket_records = {};

@@ -522,6 +522,12 @@ TEST_CASE("driver errors: injected ENOSPC and EIO end the run cleanly", "[errors
       {"ENOSPC writing the first update", rule(fi::Op::kWrite, "updates", 0, ENOSPC), {"-k", "4"}, {"No space left", "updates"}},
       {"ENOSPC writing edge streams", rule(fi::Op::kWrite, "edges.", 256 * 1024, ENOSPC), {"-k", "4"}, {"No space left", "edges."}},
       {"ENOSPC writing vertex state", rule(fi::Op::kWrite, "vertices", 0, ENOSPC), {"-k", "4"}, {"No space left", "vertices"}},
+      // The on-disk grid's staging files (written while the next blocks are encoded): the first
+      // write, and one while others are in flight.
+      {"ENOSPC writing grid staging", rule(fi::Op::kWrite, "grid_group.", 0, ENOSPC),
+       {"-k", "1", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "256K"}, {"No space left", "grid_group."}},
+      {"ENOSPC writing grid staging later", rule(fi::Op::kWrite, "grid_group.", 256 * 1024, ENOSPC),
+       {"-k", "1", "--no_edge_cache", "--disk_grid", "on", "--grid_window", "256K"}, {"No space left", "grid_group."}},
       {"EIO reading edge streams", rule(fi::Op::kRead, "edges.", 128 * 1024, EIO), {"-k", "4"}, {"Input/output error", "edges."}},
       {"EIO reading updates", rule(fi::Op::kRead, "updates", 0, EIO), {"-k", "4"}, {"Input/output error", "updates"}},
       {"EIO reading the input (split pass)", rule(fi::Op::kRead, input, 512 * 1024, EIO), {"-k", "4"}, {"Input/output error", input}},
