@@ -89,8 +89,8 @@ struct GridBucketing {
 /// a diagonal cell's records are all on side 1, so there are blocks^2 << sub_bits of them against
 /// the buckets' blocks * (blocks + 1) << sub_bits, and up to 256 blocks they fit in 2 bytes (2^24
 /// vertices in 256 blocks: 65,536 ids, 65,792 buckets). A halved grid marks the records it leaves
-/// out (src > dst) with `dropped()`: the pair {1, 0}, which no record it keeps has, or with one
-/// blocks: an id past the pairs'.
+/// out (src > dst) with `dropped()`: the pair {1, 0}, which no record it keeps has (with a single
+/// block, the id just past the pairs').
 struct GridPairIds {
   GridBucketing bucketing;
   std::uint32_t blocks = 1;
