@@ -1370,7 +1370,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   auto wait_write = [&](std::size_t i, std::size_t t) -> Status {
     if (!writes[i].done.valid()) return Status::ok();
     const auto start = std::chrono::steady_clock::now();
-    const Status status = writes[i].done.get();
+    Status status = writes[i].done.get();
     count_request(written[t], start, 0, writes[i].bytes);
     return status;
   };
