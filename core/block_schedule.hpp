@@ -99,6 +99,8 @@ struct GridPairIds {
   /// The ids: [0, space()), the dropped mark included.
   std::uint64_t space() const { return pairs() + (blocks == 1 ? 1 : 0); }
   std::uint64_t dropped() const { return blocks == 1 ? pairs() : std::uint64_t{blocks} << bucketing.sub_bits; }
+  /// Bytes per id while the grid is built: the one size the memory plan and the engine both use.
+  std::size_t id_bytes() const { return grid_bucket_id_bytes(space()); }
   /// Contract: src and dst are below blocks << shift.
   std::uint64_t operator()(std::uint32_t src, std::uint32_t dst) const {
     const unsigned shift = bucketing.shift;

@@ -495,7 +495,7 @@ Status EngineBase::load_edge_cache() {
   if (plan_.grid_bytes > 0) {
     init_grid();
     if (grid_layout_ != GridLayout::kFull) {
-      if (plan_.edge_cache_bytes < graph_.edges * (grid_record_bytes_ + grid_bucket_id_bytes(GridPairIds::of(grid_blocks_, bucketing_).space()))) {
+      if (plan_.edge_cache_bytes < graph_.edges * (grid_record_bytes_ + GridPairIds::of(grid_blocks_, bucketing_).id_bytes())) {
         return Status{StatusCode::kInternal, "edge grid: the plan's copy of the edges is smaller than their grid records"};
       }
       return load_grid_records();
@@ -733,7 +733,7 @@ void EngineBase::finish_grid() {
 
 // The in-memory grid of block-local records (the usual case), in one pass over the input: every
 // record is checked and kept as its grid record (4 or 8 bytes) with the id of its bucket (a
-// GridPairIds id: 2 bytes up to 256 blocks, else 4: grid_bucket_id_bytes) in edge_cache_; then
+// GridPairIds id: 2 bytes up to 256 blocks, else 4: GridPairIds::id_bytes) in edge_cache_; then
 // the buckets are counted and the records moved to their buckets, input order kept inside a
 // bucket: the same grid as build_grid's, from 6 to 12 bytes per edge kept instead of the input's
 // 8 or 12, and with no second pass decoding the input to count.
@@ -762,7 +762,7 @@ Status EngineBase::load_grid_records() {
   const std::uint32_t local_mask = grid_local_mask();
   const bool local4 = grid_layout_ == GridLayout::kLocal4;
   const std::string input_name = "edge file " + input_file_.path();
-  const std::size_t id_bytes = grid_bucket_id_bytes(ids);
+  const std::size_t id_bytes = pair_id.id_bytes();
   grid_halved_ = symmetric_one_way_;
   const bool halved = grid_halved_;
   const std::uint64_t dropped = pair_id.dropped();  // the id of a record a halved grid leaves out

@@ -236,7 +236,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     // bucket and group, 4 bytes each), for the moment both are held; while the input is read, one
     // run checked, to group, and every share's group offsets (runs: the input's read chunks, and a
     // record across two).
-    const std::uint64_t id_bytes = grid_bucket_id_bytes(GridPairIds::of(b32, GridBucketing::of(b32, shift)).space());
+    const std::uint64_t id_bytes = GridPairIds::of(b32, GridBucketing::of(b32, shift)).id_bytes();
     const std::uint64_t compact_cache = round_up(input.edges * (input.grid_record_bytes + id_bytes), kIoAlignment);
     const std::uint64_t run_bytes = std::max<std::uint64_t>({plan.io.read_chunk, input.input_frame_bytes, 1});
     const std::uint64_t runs = 2 * (input_bytes / run_bytes + 1);
