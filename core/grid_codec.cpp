@@ -51,7 +51,7 @@ void sort_portion(std::byte* records, std::byte* scratch, std::uint64_t count, G
 }
 
 // Writes piece `p` of `count` sorted elements to `to`: its records, or its keys Elias-Fano coded
-// and then (kLocal8) the weights.
+// and then (kLocal8) the weights in the piece's form (GridWeights).
 template <typename Element>
 void write_piece(const Element* elements, std::uint64_t count, const GridPiece& p, GridKeys keys, std::byte* to,
                  std::vector<std::uint32_t>& key_scratch) {
@@ -71,9 +71,15 @@ void write_piece(const Element* elements, std::uint64_t count, const GridPiece& 
   const EliasFanoLayout layout = elias_fano_layout(count, key_scratch[count - 1] - key_scratch[0], p.low_bits);
   elias_fano_encode(key_scratch, layout, std::span<std::byte>(to, layout.bytes));
   if constexpr (sizeof(Element) == 8) {
+    const GridWeights form{p.weight_bytes, p.weight_exponent};
+    std::byte* const weights = to + layout.bytes;
     for (std::uint64_t i = 0; i < count; ++i) {
       const auto weight = static_cast<std::uint32_t>(elements[i]);
-      std::memcpy(to + layout.bytes + i * 4, &weight, 4);
+      if (form.bytes == 4) {
+        std::memcpy(weights + i * 4, &weight, 4);
+      } else {
+        GridWeights::store(weights + i * form.bytes, form.bytes, form.value(weight));
+      }
     }
   }
 }
@@ -111,8 +117,16 @@ std::uint64_t encode_slab(std::span<std::byte> records, std::span<const GridPort
       const std::uint32_t base = key_of(elements[begin]);
       const EliasFanoLayout layout = elias_fano_layout(count, key_of(elements[begin + count - 1]) - base);
       const std::uint64_t raw = count * kBytes;
-      const std::uint64_t encoded = layout.bytes + count * (kBytes - 4);
+      GridWeights weights{0, 0};
+      if constexpr (kBytes == 8) {
+        weights = GridWeights::of(count, [&](std::uint64_t i) { return static_cast<std::uint32_t>(elements[begin + i]); });
+      }
+      const std::uint64_t encoded = layout.bytes + count * weights.bytes;
       GridPiece& p = slab_pieces[q];
+      if constexpr (kBytes == 8) {
+        p.weight_bytes = static_cast<std::uint8_t>(weights.bytes);
+        p.weight_exponent = static_cast<std::int8_t>(weights.exponent);
+      }
       p.first = first_record + portion.first + begin;
       p.base = base;
       p.dst_high = portion.dst_high;

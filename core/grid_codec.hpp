@@ -5,7 +5,8 @@
 // records are sorted by a key (the source's local id, then the destination's bits that the bucket
 // does not fix) and cut into pieces of at most kGridPieceRecords; a piece stores its keys
 // Elias-Fano coded (compress/elias_fano.hpp), followed for kLocal8 by the weights in key order, or
-// its records as they are when that is not at least 1/8 smaller. RMAT grids take 16-18 bits per key
+// its records as they are when that is not at least 1/8 smaller. Weights that are fixed-point
+// numbers in disguise (GridWeights: RMAT's, integers) take 1-3 bytes instead of 4. RMAT grids take 16-18 bits per key
 // instead of 32 (docs/performance.md). The pieces' descriptions (first record, offset, first key,
 // low bits) stay in memory; the file holds only their bytes, so no piece is ever larger than its
 // records were and a slab can be encoded into a buffer of its own size.
@@ -15,6 +16,9 @@
 // the last bits; exact programs (bfs, cc, sssp...) give the same bytes.
 #pragma once
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -90,6 +94,72 @@ struct GridPiece {
   std::uint16_t dst_high = 0;  // the destination's local bits its bucket fixes
   std::uint8_t low_bits = 0;   // Elias-Fano: low bits per key
   bool encoded = false;        // false: the records as they are
+  // Elias-Fano pieces of 8-byte records: the bytes per weight (4: the float's bits; 1-3: fixed
+  // point, see GridWeights) and the fixed point's exponent.
+  std::uint8_t weight_bytes = 4;
+  std::int8_t weight_exponent = 0;
+};
+
+/// Lossless fixed-point weights. When every weight of a piece is +0.0 or a positive normal float
+/// whose set bits span at most 24 binary places, all of them are integers v times 2^exponent for
+/// one exponent (the lowest set bit's among them), with v below 2^(8 * bytes), bytes <= 3: the
+/// piece stores v little-endian in `bytes` bytes instead of the float's 4. float(v) is exact (at
+/// most 24 significant bits) and so is float(v) * 2^exponent (its exact result, a weight, is a
+/// float): the weights come back bit for bit. RMAT's weights (k / 2^24, utils/graph_generator.cpp)
+/// take 3 bytes, integer weights below 256 one. Anything else (negative, -0.0, subnormal,
+/// infinite, NaN, or a wider span) keeps 4 bytes.
+struct GridWeights {
+  unsigned bytes = 4;
+  int exponent = 0;
+
+  /// The narrowest form for the weights (float bits) `bits_of(i)`, i < count.
+  template <typename BitsOf>
+  static GridWeights of(std::uint64_t count, BitsOf bits_of) {
+    int lowest = INT32_MAX;   // the exponent of the lowest set bit among the weights
+    int highest = INT32_MIN;  // and of the highest
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::uint32_t bits = bits_of(i);
+      if (bits == 0) continue;  // +0.0
+      const std::uint32_t biased = bits >> 23;  // with the sign bit: 256 and above when negative
+      if (biased == 0 || biased >= 255) return GridWeights{};
+      const std::uint32_t mantissa = (bits & 0x7FFFFFU) | 0x800000U;
+      const int scale = static_cast<int>(biased) - 150;  // the value is mantissa * 2^scale
+      lowest = std::min(lowest, scale + std::countr_zero(mantissa));
+      highest = std::max(highest, scale + 23);
+    }
+    if (lowest == INT32_MAX) return GridWeights{1, 0};  // all +0.0
+    const int span = highest - lowest + 1;
+    // 2^lowest must be a normal float (no flush-to-zero can touch it): lowest >= -126.
+    if (span > 24 || lowest < -126) return GridWeights{};
+    return GridWeights{static_cast<unsigned>(span + 7) / 8, lowest};
+  }
+  /// The integer stored for the weight with float bits `bits` (one of those `of` saw).
+  std::uint32_t value(std::uint32_t bits) const {
+    if (bits == 0) return 0;
+    const std::uint32_t mantissa = (bits & 0x7FFFFFU) | 0x800000U;
+    const int shift = static_cast<int>(bits >> 23) - 150 - exponent;
+    return shift >= 0 ? mantissa << shift : mantissa >> -shift;
+  }
+  /// 2^exponent, the factor that turns a stored integer back into its weight.
+  float scale() const { return std::ldexp(1.0F, exponent); }
+  /// The float bits of the weight stored at `at` (`bytes` bytes; 4: the bits themselves).
+  static std::uint32_t load(const std::byte* at, unsigned bytes, float scale) {
+    std::uint32_t v = 0;
+    switch (bytes) {
+      case 1: v = std::to_integer<std::uint32_t>(at[0]); break;
+      case 2: v = std::to_integer<std::uint32_t>(at[0]) | std::to_integer<std::uint32_t>(at[1]) << 8; break;
+      case 3:
+        v = std::to_integer<std::uint32_t>(at[0]) | std::to_integer<std::uint32_t>(at[1]) << 8 |
+            std::to_integer<std::uint32_t>(at[2]) << 16;
+        break;
+      default: std::memcpy(&v, at, 4); return v;
+    }
+    return std::bit_cast<std::uint32_t>(static_cast<float>(v) * scale);
+  }
+  /// Stores `value` at `at` in `bytes` bytes (little-endian).
+  static void store(std::byte* at, unsigned bytes, std::uint32_t value) {
+    for (unsigned b = 0; b < bytes; ++b) at[b] = static_cast<std::byte>(value >> (8 * b));
+  }
 };
 
 /// One bucket's records in a slab: [first, first + count) of the slab, and the destination bits
@@ -117,9 +187,12 @@ std::uint64_t encode_grid_slab(std::span<std::byte> records, std::size_t record_
 template <std::size_t kRecordBytes>
 bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys, std::byte* out) {
   static_assert(kRecordBytes == 4 || kRecordBytes == 8);
-  // Raw pieces hold the records; Elias-Fano pieces the keys, then (kLocal8) the weights in key order.
-  const std::uint64_t tail = p.encoded ? count * (kRecordBytes - 4) : count * kRecordBytes;
-  if (stored.size() < tail) {
+  // Raw pieces hold the records; Elias-Fano pieces the keys, then (kLocal8) the weights in key
+  // order, weight_bytes each (GridWeights).
+  const unsigned weight_bytes = kRecordBytes == 8 ? p.weight_bytes : 0;
+  const bool valid = !p.encoded || kRecordBytes == 4 || (weight_bytes >= 1 && weight_bytes <= 4);
+  const std::uint64_t tail = p.encoded ? count * weight_bytes : count * kRecordBytes;
+  if (!valid || stored.size() < tail) {
     std::memset(out, 0, count * kRecordBytes);
     return false;
   }
@@ -134,16 +207,20 @@ bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const 
   auto* high = reinterpret_cast<std::uint32_t*>(out + count * (kRecordBytes - 4));
   const std::uint32_t dst_high = p.dst_high;
   const std::byte* const weights = key_bytes.data() + key_bytes.size();
+  const float scale = kRecordBytes == 8 ? GridWeights{weight_bytes, p.weight_exponent}.scale() : 1.0F;
   // By value: the stores through `out` could otherwise alias what the lambda reads.
-  return elias_fano_decode(key_bytes, count, p.low_bits, p.base, high, [keys, dst_high, out, weights](std::uint64_t i, std::uint32_t key) {
-    const std::uint32_t local = keys.local(key, dst_high);
-    std::memcpy(out + i * kRecordBytes, &local, 4);
-    if constexpr (kRecordBytes == 8) {
-      std::memcpy(out + i * 8 + 4, weights + i * 4, 4);
-    } else {
-      (void)weights;  // 4-byte records carry no weight (clang: an unused capture otherwise)
-    }
-  });
+  return elias_fano_decode(key_bytes, count, p.low_bits, p.base, high,
+                           [keys, dst_high, out, weights, weight_bytes, scale](std::uint64_t i, std::uint32_t key) {
+                             const std::uint32_t local = keys.local(key, dst_high);
+                             std::memcpy(out + i * kRecordBytes, &local, 4);
+                             if constexpr (kRecordBytes == 8) {
+                               const std::uint32_t weight = GridWeights::load(weights + i * weight_bytes, weight_bytes, scale);
+                               std::memcpy(out + i * 8 + 4, &weight, 4);
+                             } else {
+                               // 4-byte records carry no weight (clang: unused captures otherwise)
+                               (void)weights, (void)weight_bytes, (void)scale;
+                             }
+                           });
 }
 
 }  // namespace edgestream

@@ -1,6 +1,7 @@
 // libFuzzer target: the on-disk grid's compressed pieces (core/grid_codec.hpp) and their
 // Elias-Fano decoder (compress/elias_fano.hpp). The first 8 bytes choose a piece's description
-// (record count 1..4096, low bits, first key, destination bits, 4- or 8-byte records, block shift);
+// (record count 1..4096, low bits, first key, destination bits, 4- or 8-byte records, the weights'
+// width and exponent, block shift);
 // the rest are its stored bytes, decoded exactly as the scatter does, into a buffer of exactly the
 // promised size: damaged bytes must never read or write outside. Then the same bytes, taken as
 // 32-bit values and sorted, must round-trip through the encoder and the decoder.
@@ -48,6 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   piece.base = static_cast<std::uint32_t>(data[3]) * 0x01010101U;
   piece.encoded = (data[4] & 1) != 0;
   const bool eight = (data[4] & 2) != 0;
+  piece.weight_bytes = static_cast<std::uint8_t>((data[4] >> 2) % 6);  // 0 and 5: invalid widths
+  piece.weight_exponent = static_cast<std::int8_t>(data[2] ^ data[3]);
   const unsigned shift = 6 + data[5] % 11;  // 6..16
   const unsigned sub_bits = data[6] % (shift - 5);
   const GridKeys keys = GridKeys::of(shift, sub_bits);

@@ -4,11 +4,16 @@
 // inverse and order records by destination group, source, destination. A slab encoded on any
 // number of threads gives the same bytes; each piece decodes to its portion's records sorted by key
 // (weights riding along), no piece is larger than its records, and damaged pieces decode without
-// a crash. (The engine with both codecs, damaged grid files: test_edge_grid.cpp.)
+// a crash. Weights that are fixed-point numbers (GridWeights) take 1-3 bytes and come back bit for
+// bit; any other float keeps its 4. (The engine with both codecs, damaged grid files:
+// test_edge_grid.cpp.)
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -149,6 +154,91 @@ TEST_CASE("grid keys: key and local are inverse; keys order by destination group
   }
 }
 
+std::uint32_t float_bits(float f) { return std::bit_cast<std::uint32_t>(f); }
+
+// GridWeights::of over `weights`, and each weight stored and loaded back.
+GridWeights round_trip_weights(const std::vector<float>& weights, bool* exact) {
+  const GridWeights form = GridWeights::of(weights.size(), [&](std::uint64_t i) { return float_bits(weights[i]); });
+  std::vector<std::byte> stored(weights.size() * form.bytes);
+  *exact = true;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (form.bytes == 4) {
+      const std::uint32_t bits = float_bits(weights[i]);
+      std::memcpy(stored.data() + i * 4, &bits, 4);
+    } else {
+      const std::uint32_t v = form.value(float_bits(weights[i]));
+      if (form.bytes < 4 && v >= (std::uint32_t{1} << (8 * form.bytes))) *exact = false;  // would not fit
+      GridWeights::store(stored.data() + i * form.bytes, form.bytes, v);
+    }
+  }
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (GridWeights::load(stored.data() + i * form.bytes, form.bytes, form.scale()) != float_bits(weights[i])) *exact = false;
+  }
+  return form;
+}
+
+TEST_CASE("grid weights: fixed-point weights take 1-3 bytes and come back bit for bit, other floats 4", "[grid_codec]") {
+  std::mt19937_64 rng(21);
+  auto check = [&](const std::vector<float>& weights, unsigned bytes, int exponent) {
+    bool exact = false;
+    const GridWeights form = round_trip_weights(weights, &exact);
+    CHECK(exact);
+    CHECK(form.bytes == bytes);
+    if (bytes < 4) CHECK(form.exponent == exponent);
+  };
+  // RMAT's weights (utils/graph_generator.cpp): k / 2^24, k < 2^24 (and 0, and the largest).
+  std::vector<float> rmat = {0.0F, 0x1.0p-24F, static_cast<float>((1U << 24) - 1) * 0x1.0p-24F};
+  for (int i = 0; i < 4000; ++i) rmat.push_back(static_cast<float>(rng() >> 40) * 0x1.0p-24F);
+  check(rmat, 3, -24);
+  // Integers: below 256 one byte, below 65536 two.
+  std::vector<float> small, large;
+  for (int i = 0; i < 1000; ++i) {
+    small.push_back(static_cast<float>(1 + rng() % 255));
+    large.push_back(static_cast<float>(rng() % 65536));
+  }
+  small.push_back(255.0F);
+  check(small, 1, 0);
+  large.push_back(65535.0F);
+  check(large, 2, 0);
+  // Multiples of a power of two: halves up to 127.5 (one byte, exponent -1); multiples of 2^20.
+  check({0.5F, 127.5F, 3.0F, 64.0F}, 1, -1);
+  check({0x1.0p20F, 0x3.0p20F, 0x1.0p27F}, 1, 20);
+  // Every weight +0.0: one byte each.
+  check(std::vector<float>(10, 0.0F), 1, 0);
+  // 25 binary places (1 and 2^-24), negative, -0.0, subnormal, infinite, NaN, and a lowest set bit
+  // below 2^-126: 4 bytes, still exact.
+  const std::vector<std::vector<float>> raw = {
+      {1.0F, 0x1.0p-24F},
+      {1.0F, -2.0F},
+      {1.0F, -0.0F},
+      {1.0F, std::numeric_limits<float>::denorm_min()},
+      {std::numeric_limits<float>::infinity()},
+      {std::numeric_limits<float>::quiet_NaN(), 1.0F},
+      {0x1.8p-126F},
+      {1.0F, 0x1.0p-23F, 0.1F},
+  };
+  for (const std::vector<float>& weights : raw) check(weights, 4, 0);
+  // 2^-126 itself is fine (the scale is a normal float); the largest floats too.
+  check({0x1.0p-126F, 0x1.0p-120F}, 1, -126);
+  check({std::numeric_limits<float>::max()}, 3, 104);
+  // Random sets of weights with a random span and exponent: exact whatever form they get.
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int span = 1 + static_cast<int>(rng() % 26);
+    const int low = -130 + static_cast<int>(rng() % 250);
+    std::vector<float> weights;
+    for (int i = 0; i < 50; ++i) {
+      const std::uint64_t v = rng() & ((std::uint64_t{1} << span) - 1);
+      weights.push_back(std::ldexp(static_cast<float>(v), low));
+    }
+    bool exact = false;
+    const GridWeights form = round_trip_weights(weights, &exact);
+    INFO("span " << span << " low " << low);
+    CHECK(exact);
+    CHECK(form.bytes >= 1);
+    CHECK(form.bytes <= 4);
+  }
+}
+
 // A slab of compact records for `portions` (their sizes), skewed (hot sources and destinations,
 // compressible), with one uniformly random portion; weights (8-byte records) are the record's
 // position, so their order after sorting tells the sort is stable.
@@ -281,6 +371,74 @@ TEST_CASE("grid slabs: pieces decode to each portion's records sorted by key, on
       // The skewed portions compress (a 1-record piece cannot; the uniform one hardly).
       CHECK(e.used * 10 < slab.records.size() * 8);
     }
+  }
+}
+
+TEST_CASE("grid slabs: fixed-point weights are stored narrower and decode to the records sorted by key", "[grid_codec]") {
+  std::mt19937_64 rng(22);
+  const GridKeys keys = GridKeys::of(16, 2);
+  const std::vector<std::uint64_t> sizes = {5000, 4096, 9000, 700, 4097, 3000};
+  Slab slab = make_slab(rng, sizes, 8, keys);
+  // Portion j: RMAT's weights (3 bytes), integers below 256 (1 byte), or RMAT's with one negative
+  // weight (its piece 4 bytes, the others 3).
+  for (std::size_t j = 0; j < slab.portions.size(); ++j) {
+    const GridPortion& portion = slab.portions[j];
+    for (std::uint64_t i = 0; i < portion.count; ++i) {
+      float weight = j % 3 == 1 ? static_cast<float>(1 + rng() % 255) : static_cast<float>(rng() >> 40) * 0x1.0p-24F;
+      if (j % 3 == 2 && i == portion.count / 3) weight = -0.25F;
+      std::memcpy(slab.records.data() + (portion.first + i) * 8 + 4, &weight, 4);
+    }
+  }
+  const std::uint64_t slab_records = slab.records.size() / 8;
+  const Encoded e = encode(slab, 8, keys, 2);
+  // The keys take about 2 bytes here, so 5-6 of 8 bytes per record with 3-byte weights.
+  CHECK(e.used * 4 < slab.records.size() * 3);
+  std::size_t p = 0;
+  for (std::size_t j = 0; j < slab.portions.size(); ++j) {
+    const GridPortion& portion = slab.portions[j];
+    INFO("portion " << j);
+    std::vector<std::uint64_t> order(portion.count);
+    std::iota(order.begin(), order.end(), portion.first);
+    auto key_at = [&](std::uint64_t i) {
+      std::uint32_t local;
+      std::memcpy(&local, slab.records.data() + i * 8, 4);
+      return keys.key(local);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return key_at(a) < key_at(b); });
+    std::vector<std::byte> sorted;
+    for (const std::uint64_t i : order) {
+      sorted.insert(sorted.end(), slab.records.begin() + static_cast<std::ptrdiff_t>(i * 8),
+                    slab.records.begin() + static_cast<std::ptrdiff_t>((i + 1) * 8));
+    }
+    std::vector<std::byte> decoded;
+    for (std::uint64_t in_portion = 0; in_portion < portion.count; ++p) {
+      REQUIRE(p < e.pieces.size());
+      const GridPiece& piece = e.pieces[p];
+      bool complete = false;
+      const std::vector<std::byte> records = decode_piece<8>(e, p, slab_records, keys, &complete);
+      CHECK(complete);
+      CHECK(piece.encoded);
+      bool negative = false;  // the piece with the negative weight
+      for (std::size_t i = 0; i < records.size(); i += 8) negative = negative || std::to_integer<unsigned>(records[i + 7]) >= 0x80;
+      CHECK(piece.weight_bytes == (negative ? 4U : j % 3 == 1 ? 1U : 3U));
+      // (In a piece of a few records all could be even: a higher exponent.)
+      if (!negative && records.size() >= 64 * 8) CHECK(piece.weight_exponent == (j % 3 == 1 ? 0 : -24));
+      decoded.insert(decoded.end(), records.begin(), records.end());
+      in_portion += records.size() / 8;
+    }
+    CHECK(decoded == sorted);
+  }
+  CHECK(p == e.pieces.size());
+  // A piece whose weight width is not 1-4 (a damaged description) decodes to zeros, not past its bytes.
+  GridPiece bad = e.pieces.front();
+  for (const std::uint8_t width : {0, 5, 255}) {
+    bad.weight_bytes = width;
+    Encoded damaged = e;
+    damaged.pieces.front() = bad;
+    bool complete = true;
+    const std::vector<std::byte> records = decode_piece<8>(damaged, 0, slab_records, keys, &complete);
+    CHECK_FALSE(complete);
+    CHECK(std::all_of(records.begin(), records.end(), [](std::byte b) { return b == std::byte{0}; }));
   }
 }
 
