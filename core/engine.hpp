@@ -77,6 +77,11 @@ class Engine : private EngineBase {
   using Entry = RoutedUpdate<Update>;
   static constexpr bool kReverse = kHasReverseEdges<P>;
   static constexpr bool kTwoWay = P::kUndirected || kReverse;  // every edge scattered twice
+  // The grid scatters skip records by a bit per vertex (mark_active_vertices) for programs that tell
+  // their active vertices and scatter from their states. (A narrow Source, bfs's one byte, is that
+  // snapshot already: a bit test there only added an unpredictable branch, bfs at 4G 0.60 -> 0.75 s
+  // of supersteps; docs/performance.md, session 21.)
+  static constexpr bool kActiveBits = ProgramWithActive<P> && !ProgramWithSource<P>;
   // route_and_apply groups updates by key with 1 + kExtraHistograms interleaved counter tables
   // when there are at most kMaxInterleavedKeys keys (24 KiB per worker: with the offsets and the
   // spill staging inside the memory plan's 64 KiB per-worker slack).
@@ -115,6 +120,7 @@ class Engine : private EngineBase {
     if constexpr (ProgramWithSource<P>) traits.source_bytes = sizeof(typename P::Source);
     traits.by_destination = ProgramWithSource<P> && ProgramWithTargets<P> && !kTwoWay;
     traits.one_way_on_symmetric = program_one_way_on_symmetric<P>();
+    traits.active_bits = kActiveBits;
     return traits;
   }
 
@@ -342,6 +348,9 @@ class Engine : private EngineBase {
     const std::uint64_t per_block = std::uint64_t{1} << shift;
     const std::size_t blocks = (count_ + per_block - 1) / per_block;
     block_active_.assign(blocks, 0);
+    if constexpr (kActiveBits) {
+      if (grid_ready_ && K_ == 1) return mark_active_vertices(s, shift, blocks);
+    }
     const Vertex* st = states();
     pool_->run(blocks, [&](std::size_t b, unsigned) {
       const std::uint64_t end = std::min(count_, (b + 1) * per_block);
@@ -354,6 +363,47 @@ class Engine : private EngineBase {
     });
     return static_cast<std::uint64_t>(std::count(block_active_.begin(), block_active_.end(), 1));
   }
+
+  // The grid (K = 1): active_bits_ for superstep s (bit v = program_.active(state v, s); the states
+  // past the vertices, padding whole blocks of the on-disk grid, never), and block_active_ from them.
+  // Every state is read (~8 ms per superstep for rmat22's 4 Mi states on 2 threads); the scatter
+  // then tests a bit in the L1 cache instead of reading a state at random per record.
+  std::uint64_t mark_active_vertices(std::uint32_t s, unsigned shift, std::size_t blocks) {
+    // On disk, a damaged record can name any vertex of its blocks (whole blocks of at most 2^16).
+    const std::uint64_t covered = grid_on_disk_ ? std::uint64_t{blocks} << shift : count_;
+    const std::uint64_t words = (covered + 63) / 64;
+    active_bits_.assign(words, 0);
+    const Vertex* st = states();
+    const std::uint64_t n = count_;
+    constexpr std::uint64_t kWordsPerTask = 4096;
+    pool_->run((words + kWordsPerTask - 1) / kWordsPerTask, [&](std::size_t t, unsigned) {
+      const std::uint64_t last = std::min(words, (t + 1) * kWordsPerTask);
+      for (std::uint64_t w = t * kWordsPerTask; w < last; ++w) {
+        const std::uint64_t first = w * 64;
+        const std::uint64_t end = std::min(n, first + 64);
+        std::uint64_t bits = 0;
+        for (std::uint64_t v = first; v < end; ++v) bits |= std::uint64_t{program_.active(st[v], s) ? 1U : 0U} << (v - first);
+        active_bits_[w] = bits;
+      }
+    });
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::uint64_t lo = std::uint64_t{b} << shift;
+      const std::uint64_t hi = std::min(lo + (std::uint64_t{1} << shift), words * 64);
+      for (std::uint64_t w = lo / 64; w * 64 < hi; ++w) {
+        // The bits of [lo, hi) in word w.
+        const std::uint64_t from = std::max(lo, w * 64) - w * 64;
+        const std::uint64_t to = std::min(hi, w * 64 + 64) - w * 64;
+        const std::uint64_t mask = (to - from == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (to - from)) - 1)) << from;
+        if ((active_bits_[w] & mask) != 0) {
+          block_active_[b] = 1;
+          break;
+        }
+      }
+    }
+    return static_cast<std::uint64_t>(std::count(block_active_.begin(), block_active_.end(), 1));
+  }
+  // Bit v of active_bits_ (a grid scatter's filter: clear = v cannot emit now).
+  static bool active_bit(const std::uint64_t* bits, VertexId v) { return ((bits[v >> 6] >> (v & 63)) & 1U) != 0; }
 
 
 
@@ -573,13 +623,23 @@ class Engine : private EngineBase {
   // Prefetches what scattering the compact grid record at `ahead` touches: the source's Source (or
   // state) for reading and the destination's state for writing, and the other way round too when
   // every edge is scattered in both directions.
+  // With active vertex bits (ProgramWithActive), nothing for a record whose vertices' bits are clear:
+  // the scatter skips it.
   template <bool kFromSources>
   void prefetch_grid_record(const std::byte* ahead, VertexId src_base, VertexId dst_base, std::uint32_t local_mask,
-                            const Vertex* st, const std::byte* sources) const {
+                            const Vertex* st, const std::byte* sources, const std::uint64_t* bits) const {
     std::uint32_t local;
     std::memcpy(&local, ahead, 4);
-    const VertexId from = src_base + (local & local_mask);
-    const VertexId to = dst_base + ((local >> 16) & local_mask);
+    VertexId from = src_base + (local & local_mask);
+    VertexId to = dst_base + ((local >> 16) & local_mask);
+    if constexpr (kActiveBits) {
+      // Without a branch (as often taken as not in the middle supersteps): vertex 0's lines instead.
+      const bool any = active_bit(bits, from) || (kTwoWay && active_bit(bits, to));
+      from = any ? from : 0;
+      to = any ? to : 0;
+    } else {
+      (void)bits;
+    }
     if constexpr (kFromSources) {
       __builtin_prefetch(sources + from * sizeof(typename P::Source));
     } else {
@@ -713,7 +773,7 @@ class Engine : private EngineBase {
                   if constexpr (kRows) {
                     prefetch_source_state(ahead, src_base, mask, st);
                   } else {
-                    prefetch_grid_record<true>(ahead, src_base, dst_base, mask, st, source_bytes);
+                    prefetch_grid_record<true>(ahead, src_base, dst_base, mask, st, source_bytes, nullptr);
                   }
                 }
               }
@@ -860,10 +920,22 @@ class Engine : private EngineBase {
           // Undirected on a symmetric input: a grid of whole records scatters each record one way
           // (its reverse record does the other); a halved grid keeps only one of the two, both ways.
           const bool both_ways = !symmetric_one_way_ || grid_halved_;
+          // ProgramWithActive: the active vertex bits. A vertex this task changes gets its bit, so
+          // that its later records in this superstep scatter its new state, as without the bits;
+          // only when the task owns whole 64-bit words of bits (blocks of at least 64 vertices).
+          // (A vertex changed by a routed update keeps a clear bit until the next superstep: its
+          // records skipped before then are as if scattered before that update, which they may be.)
+          std::uint64_t* const bits = active_bits_.data();
+          const bool track = block_shift >= 6;
           auto emit = [&](VertexId target, const Update& u) {
             const std::uint32_t block = target >> block_shift;
             if (block == a || block == b) {
-              changed += program_.gather(target, st[target], u, superstep) ? 1 : 0;
+              if (program_.gather(target, st[target], u, superstep)) {
+                ++changed;
+                if constexpr (kActiveBits) {
+                  if (track) bits[target >> 6] |= std::uint64_t{1} << (target & 63);
+                }
+              }
               ++direct;
             } else {
               out[k++] = Entry{target, u};
@@ -900,10 +972,18 @@ class Engine : private EngineBase {
               for (; r < stop; ++r, record += rs) {
                 if constexpr (kLayout != GridLayout::kFull) {
                   if (r + kGridPrefetchDistance < stop) {
-                    prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, mask, st, sources);
+                    prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, mask, st, sources, bits);
                   }
                 }
                 const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, mask);
+                if constexpr (kActiveBits) {
+                  // A record whose vertices' bits are clear emits nothing (their states are as at
+                  // the superstep's start, inactive): not even their states are read.
+                  bool scatter = forward && active_bit(bits, e.src);
+                  if constexpr (P::kUndirected) scatter = scatter || (both_ways && active_bit(bits, e.dst));
+                  if constexpr (kReverse) scatter = scatter || (reverse && active_bit(bits, e.dst));
+                  if (!scatter) continue;
+                }
                 if constexpr (kFromSources) {
                   const auto* src = reinterpret_cast<const typename P::Source*>(sources);
                   if (forward) program_.scatter_source(src[e.src], e, superstep, emit);

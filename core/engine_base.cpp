@@ -113,6 +113,7 @@ Status EngineBase::plan_run(MemoryPlanInput input) {
   input.input_frame_bytes = graph_.framed() ? graph_.frame_bytes : 0;  // a compressed input's decoding slots
   input.grid_record_bytes = program_edge_type() == EdgeFileType::kWeighted ? 8 : 4;
   input.source_bytes = traits_.source_bytes;
+  input.active_bits = traits_.active_bits;
   input.stream_record_bytes = edge_record_size(program_edge_type());
   input.baseline_rss = current_rss_bytes();
   // Volumes (core/volume_set.hpp, docs/volumes.md): resolved (and the --*_disk placement checked)

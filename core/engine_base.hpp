@@ -59,6 +59,7 @@ struct EngineProgramTraits {
   std::size_t source_bytes = 0;   // sizeof(P::Source) for ProgramWithSource, else 0
   bool by_destination = false;    // the grid can be scattered by destination block (Engine::scatter_grid_lines_as)
   bool one_way_on_symmetric = false;  // program_one_way_on_symmetric<P>(): each edge once per direction on a symmetric input
+  bool active_bits = false;       // Engine<P>::kActiveBits: a grid run keeps a bit per vertex (active_bits_)
 };
 
 class EngineBase {
@@ -240,6 +241,10 @@ class EngineBase {
   bool grid_halved_ = false;
   std::uint64_t grid_records_ = 0;  // records in the grid (place_buckets): the input's, or fewer when halved
   std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
+  // ProgramWithActive with the grid (K = 1): bit v = vertex v may emit in this superstep (active at
+  // its start, or changed since by a gather of the task that owns it). The grid scatters skip the
+  // records whose source bits are clear without reading the source's state (Engine::active_bit).
+  std::vector<std::uint64_t> active_bits_;
   std::uint64_t partition_ = 0;
   std::uint64_t base_ = 0;
   std::uint64_t count_ = 0;

@@ -104,7 +104,7 @@ std::string MemoryPlan::describe() const {
     << " + codec buffers " << mib(codec_bytes)
     << (grid_window_bytes > 0 ? " + edge grid on disk (windows, counters) " : " + edge grid (while built) ") << mib(grid_bytes)
     << " + keyed stream index " << mib(segment_index_bytes) << " + split segments beyond the state " << mib(segment_split_bytes)
-    << " (estimated peak " << mib(estimated_peak()) << ")";
+    << " + active vertex bits " << mib(active_bytes) << " (estimated peak " << mib(estimated_peak()) << ")";
   return s.str();
 }
 
@@ -186,6 +186,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       plan.set_partition_size(size);
       plan.partitions = (vertices + size - 1) / size;
       plan.state_bytes = round_up(size * input.vertex_bytes, kIoAlignment);
+      // One bit per vertex of whole grid blocks (at most 2^16 vertices of padding).
+      plan.active_bytes = input.active_bits && plan.partitions == 1 ? round_up((size + (std::uint64_t{1} << 16)) / 8 + 8, kIoAlignment) : 0;
       set_write_chunk(attempt.write_chunk);
       const std::uint64_t others = plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes;
       const std::uint64_t codec_fixed = framed ? threads * 1024 : 0;  // frame headers and codec slack
@@ -301,16 +303,24 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
         // no storage traffic after the build. Otherwise its first windows do (below). Only what
         // is touched counts in RSS: staging blocks and the windows, the kept part of the grid.
         // --grid_codec auto: Elias-Fano when that likely keeps the grid in memory (no storage
-        // traffic after the build, which sorting and encoding cost ~5 ns of CPU per edge once),
-        // the records as they are otherwise: on a fast local disk with few cores a streamed
-        // compressed grid saves less I/O time than its decoding and its build cost (cc, sssp on
-        // rmat22 at 256M, docs/performance.md); configs/ for slower volumes ask for ef.
+        // traffic after the build, which sorting and encoding cost ~5 ns of CPU per edge once) or
+        // the records carry weights (below), the records as they are otherwise: on a fast local
+        // disk with few cores a streamed compressed grid of 4-byte records saves less I/O time
+        // than its decoding and its build cost (cc on rmat22 at 256M, docs/performance.md);
+        // configs/ for slower volumes ask for ef.
+        // Weighted records (8 bytes) take Elias-Fano even when streamed: the keys and the weights
+        // both shrink (GridWeights: RMAT's weights 3 bytes of 4), rmat22 sssp at 256M read 3.6
+        // instead of 6.1 GB and took 7.2-7.4 s instead of 8.4-8.9 (docs/performance.md, session 21).
+        // Their compressed grid is likely 3/4 of the records' bytes (the keys about half, the
+        // weights as they are), the others' half.
         const std::uint64_t room = round_down(avail, kIoAlignment);
-        const bool fits_compressed = options.grid_resident && grid_file / 2 <= room;
+        const bool weighted = input.grid_record_bytes == 8;
+        const std::uint64_t likely_compressed = weighted ? grid_file / 4 * 3 : grid_file / 2;
+        const bool fits_compressed = options.grid_resident && likely_compressed <= room;
         plan.grid_codec = options.grid_codec != GridCodec::kAuto ? options.grid_codec
-                          : fits_compressed                       ? GridCodec::kEliasFano
+                          : fits_compressed || weighted           ? GridCodec::kEliasFano
                                                                   : GridCodec::kNone;
-        const std::uint64_t likely = plan.grid_codec == GridCodec::kEliasFano ? grid_file / 2 : grid_file;
+        const std::uint64_t likely = plan.grid_codec == GridCodec::kEliasFano ? likely_compressed : grid_file;
         // All the room for the grid (unless --stream_grid): what does not fit stays on disk and
         // streams through two windows after the grid's first windows, which stay in memory
         // (EngineBase::grid_slab_buffer). Windows of kStreamedWindow leave most of the room to

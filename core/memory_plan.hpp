@@ -49,6 +49,7 @@ struct MemoryPlanInput {
   std::size_t source_bytes = 0;
   std::size_t stream_record_bytes = 8;   // bytes of one K > 1 edge stream record (8, or 12 with the weight)
   std::uint64_t planned_supersteps = 0;  // known in advance (fixed iteration counts); 0 = not known
+  bool active_bits = false;              // the program tells active vertices: K = 1 keeps a bit per vertex
 };
 
 struct MemoryPlan {
@@ -101,9 +102,12 @@ struct MemoryPlan {
   std::uint64_t segment_records = 0;
   std::uint64_t segment_index_bytes = 0;
   std::uint64_t segment_split_bytes = 0;
+  // K = 1, a program that tells its active vertices: one bit per vertex (padded to whole grid
+  // blocks), the grid scatters' filter (Engine::mark_active_vertices).
+  std::uint64_t active_bytes = 0;
   std::uint64_t estimated_peak() const {
     return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes + codec_bytes +
-           grid_bytes + segment_index_bytes + segment_split_bytes;
+           grid_bytes + segment_index_bytes + segment_split_bytes + active_bytes;
   }
   std::uint64_t partition_vertices() const { return partition_size; }
   /// The streaming partition holding vertex v: v / partition_size, computed with one multiply
