@@ -422,7 +422,7 @@ TEST_CASE("grid slabs: fixed-point weights are stored narrower and decode to the
       for (std::size_t i = 0; i < records.size(); i += 8) negative = negative || std::to_integer<unsigned>(records[i + 7]) >= 0x80;
       CHECK(piece.weight_bytes == (negative ? 4U : j % 3 == 1 ? 1U : 3U));
       // (In a piece of a few records all could be even: a higher exponent.)
-      if (!negative && records.size() >= 64 * 8) CHECK(piece.weight_exponent == (j % 3 == 1 ? 0 : -24));
+      if (!negative && records.size() >= std::size_t{64} * 8) CHECK(piece.weight_exponent == (j % 3 == 1 ? 0 : -24));
       decoded.insert(decoded.end(), records.begin(), records.end());
       in_portion += records.size() / 8;
     }
