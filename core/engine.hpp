@@ -623,8 +623,8 @@ class Engine : private EngineBase {
   // Prefetches what scattering the compact grid record at `ahead` touches: the source's Source (or
   // state) for reading and the destination's state for writing, and the other way round too when
   // every edge is scattered in both directions.
-  // With active vertex bits (ProgramWithActive), nothing for a record whose vertices' bits are clear:
-  // the scatter skips it.
+  // With active vertex bits (kActiveBits), vertex 0's lines for a record whose vertices' bits are
+  // clear: the scatter skips it.
   template <bool kFromSources>
   void prefetch_grid_record(const std::byte* ahead, VertexId src_base, VertexId dst_base, std::uint32_t local_mask,
                             const Vertex* st, const std::byte* sources, const std::uint64_t* bits) const {
@@ -920,7 +920,7 @@ class Engine : private EngineBase {
           // Undirected on a symmetric input: a grid of whole records scatters each record one way
           // (its reverse record does the other); a halved grid keeps only one of the two, both ways.
           const bool both_ways = !symmetric_one_way_ || grid_halved_;
-          // ProgramWithActive: the active vertex bits. A vertex this task changes gets its bit, so
+          // kActiveBits: the active vertex bits. A vertex this task changes gets its bit, so
           // that its later records in this superstep scatter its new state, as without the bits;
           // only when the task owns whole 64-bit words of bits (blocks of at least 64 vertices).
           // (A vertex changed by a routed update keeps a clear bit until the next superstep: its

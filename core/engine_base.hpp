@@ -241,9 +241,9 @@ class EngineBase {
   bool grid_halved_ = false;
   std::uint64_t grid_records_ = 0;  // records in the grid (place_buckets): the input's, or fewer when halved
   std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
-  // ProgramWithActive with the grid (K = 1): bit v = vertex v may emit in this superstep (active at
-  // its start, or changed since by a gather of the task that owns it). The grid scatters skip the
-  // records whose source bits are clear without reading the source's state (Engine::active_bit).
+  // Engine<P>::kActiveBits with the grid (K = 1): bit v = vertex v may emit in this superstep (active
+  // at its start, or changed since by a gather of the task that owns it). The grid scatters skip the
+  // records whose vertices' bits are clear without reading their states (Engine::active_bit).
   std::vector<std::uint64_t> active_bits_;
   std::uint64_t partition_ = 0;
   std::uint64_t base_ = 0;
