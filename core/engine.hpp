@@ -372,7 +372,7 @@ class Engine : private EngineBase {
     // On disk, a damaged record can name any vertex of its blocks (whole blocks of at most 2^16).
     const std::uint64_t covered = grid_on_disk_ ? std::uint64_t{blocks} << shift : count_;
     const std::uint64_t words = (covered + 63) / 64;
-    active_bits_.assign(words, 0);
+    active_bits_.resize(words);  // every word is written below
     const Vertex* st = states();
     const std::uint64_t n = count_;
     constexpr std::uint64_t kWordsPerTask = 4096;
