@@ -13,8 +13,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <span>
@@ -167,7 +167,7 @@ GridWeights round_trip_weights(const std::vector<float>& weights, bool* exact) {
       std::memcpy(stored.data() + i * 4, &bits, 4);
     } else {
       const std::uint32_t v = form.value(float_bits(weights[i]));
-      if (form.bytes < 4 && v >= (std::uint32_t{1} << (8 * form.bytes))) *exact = false;  // would not fit
+      if (v >= (std::uint32_t{1} << (8 * form.bytes))) *exact = false;  // would not fit
       GridWeights::store(stored.data() + i * form.bytes, form.bytes, v);
     }
   }
@@ -273,6 +273,24 @@ Slab make_slab(std::mt19937_64& rng, const std::vector<std::uint64_t>& sizes, st
   return slab;
 }
 
+// The records of `portion` (record_bytes each) stably sorted by key: what its pieces decode to.
+std::vector<std::byte> sorted_by_key(const Slab& slab, const GridPortion& portion, std::size_t record_bytes, GridKeys keys) {
+  std::vector<std::uint64_t> order(portion.count);
+  std::iota(order.begin(), order.end(), portion.first);
+  auto key_at = [&](std::uint64_t i) {
+    std::uint32_t local;
+    std::memcpy(&local, slab.records.data() + i * record_bytes, 4);
+    return keys.key(local);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return key_at(a) < key_at(b); });
+  std::vector<std::byte> sorted;
+  for (const std::uint64_t i : order) {
+    sorted.insert(sorted.end(), slab.records.begin() + static_cast<std::ptrdiff_t>(i * record_bytes),
+                  slab.records.begin() + static_cast<std::ptrdiff_t>((i + 1) * record_bytes));
+  }
+  return sorted;
+}
+
 struct Encoded {
   std::vector<std::byte> out;
   std::vector<GridPiece> pieces;
@@ -332,22 +350,8 @@ TEST_CASE("grid slabs: pieces decode to each portion's records sorted by key, on
       std::uint64_t encoded = 0;
       std::size_t p = 0;
       for (const GridPortion& portion : slab.portions) {
-        std::vector<std::byte> expected(slab.records.begin() + static_cast<std::ptrdiff_t>(portion.first * record_bytes),
-                                        slab.records.begin() + static_cast<std::ptrdiff_t>((portion.first + portion.count) * record_bytes));
         // Sorted by key, stably (equal keys keep their order: the weights are positions).
-        std::vector<std::uint64_t> order(portion.count);
-        std::iota(order.begin(), order.end(), 0);
-        auto key_at = [&](std::uint64_t i) {
-          std::uint32_t local;
-          std::memcpy(&local, expected.data() + i * record_bytes, 4);
-          return keys.key(local);
-        };
-        std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return key_at(a) < key_at(b); });
-        std::vector<std::byte> sorted;
-        for (const std::uint64_t i : order) {
-          sorted.insert(sorted.end(), expected.begin() + static_cast<std::ptrdiff_t>(i * record_bytes),
-                        expected.begin() + static_cast<std::ptrdiff_t>((i + 1) * record_bytes));
-        }
+        const std::vector<std::byte> sorted = sorted_by_key(slab, portion, record_bytes, keys);
         std::vector<std::byte> decoded;
         for (std::uint64_t in_portion = 0; in_portion < portion.count; ++p) {
           REQUIRE(p < e.pieces.size());
@@ -397,19 +401,7 @@ TEST_CASE("grid slabs: fixed-point weights are stored narrower and decode to the
   for (std::size_t j = 0; j < slab.portions.size(); ++j) {
     const GridPortion& portion = slab.portions[j];
     INFO("portion " << j);
-    std::vector<std::uint64_t> order(portion.count);
-    std::iota(order.begin(), order.end(), portion.first);
-    auto key_at = [&](std::uint64_t i) {
-      std::uint32_t local;
-      std::memcpy(&local, slab.records.data() + i * 8, 4);
-      return keys.key(local);
-    };
-    std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return key_at(a) < key_at(b); });
-    std::vector<std::byte> sorted;
-    for (const std::uint64_t i : order) {
-      sorted.insert(sorted.end(), slab.records.begin() + static_cast<std::ptrdiff_t>(i * 8),
-                    slab.records.begin() + static_cast<std::ptrdiff_t>((i + 1) * 8));
-    }
+    const std::vector<std::byte> sorted = sorted_by_key(slab, portion, 8, keys);
     std::vector<std::byte> decoded;
     for (std::uint64_t in_portion = 0; in_portion < portion.count; ++p) {
       REQUIRE(p < e.pieces.size());
