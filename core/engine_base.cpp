@@ -637,14 +637,9 @@ Expected<EngineBase::GridView> EngineBase::start_grid_pass() {
     view.windows = grid_disk_windows_;
     return view;
   }
-  ES_RETURN_IF_ERROR(grid_reader_->rewind());  // reading the first streamed window (ahead)
-  if (grid_kept_windows_ > 0) {  // first the kept windows, in memory at their file offsets
-    view.bytes = grid_windows_.data();
-    view.hi = grid_disk_windows_[grid_kept_windows_ - 1].end;
-    view.windows = std::span<const GridWindow>(grid_disk_windows_).first(grid_kept_windows_);
-    return view;
-  }
-  ES_RETURN_IF_ERROR(next_grid_window(view));
+  if (grid_disk_windows_.empty()) return view;  // no records
+  if (grid_reader_) ES_RETURN_IF_ERROR(grid_reader_->rewind());  // reading the first streamed window (ahead)
+  ES_RETURN_IF_ERROR(grid_view_from(0, view));
   return view;
 }
 
@@ -652,14 +647,27 @@ Status EngineBase::next_grid_window(GridView& view) {
   if (!grid_on_disk_ || grid_resident_ || view.hi >= grid_records_) {
     return Status{StatusCode::kInternal, "edge grid: a task waits for records past the grid"};
   }
-  ES_ASSIGN_OR_RETURN(const GridWindowReader::Window read, grid_reader_->next());
-  const std::uint64_t w = grid_kept_windows_ + read.index;  // the reader streams the windows after the kept ones
-  const GridWindow& window = grid_disk_windows_[w];
-  if (window.first != view.hi) return Status{StatusCode::kInternal, "edge grid: windows read out of order"};
-  view.bytes = read.bytes.data();
-  view.lo = window.first;
-  view.hi = window.end;
-  view.windows = std::span<const GridWindow>(grid_disk_windows_).subspan(w, 1);
+  return grid_view_from(static_cast<std::uint64_t>(view.windows.data() - grid_disk_windows_.data()) + view.windows.size(), view);
+}
+
+// The view from window w on: the run of kept windows that starts there (packed in grid order, so
+// as adjacent in memory as in the file), or the streamed window w, which the reader has read by then.
+Status EngineBase::grid_view_from(std::uint64_t w, GridView& view) {
+  const std::span<const GridWindow> windows(grid_disk_windows_);
+  if (w >= windows.size()) return Status{StatusCode::kInternal, "edge grid: a view past the last window"};
+  std::uint64_t end = w + 1;
+  if (windows[w].memory != GridWindow::kStreamed) {
+    while (end < windows.size() && windows[end].memory != GridWindow::kStreamed) ++end;
+    view.bytes = grid_windows_.data() + windows[w].memory;
+  } else {
+    if (!grid_reader_) return Status{StatusCode::kInternal, "edge grid: a streamed window without a reader"};
+    ES_ASSIGN_OR_RETURN(const GridWindowReader::Window read, grid_reader_->next());
+    if (read.number != w) return Status{StatusCode::kInternal, "edge grid: windows read out of order"};
+    view.bytes = read.bytes.data();
+  }
+  view.lo = windows[w].first;
+  view.hi = windows[end - 1].end;
+  view.windows = windows.subspan(w, end - w);
   return Status::ok();
 }
 
@@ -962,8 +970,8 @@ Status EngineBase::build_disk_grid() {
   ES_ASSIGN_OR_RETURN(grid_file_, File::open_striped(volumes_.layout(StreamKind::kEdges, "edge_grid", 0), OpenMode::kCreate,
                                                      plan_.io.direct));
   grid_file_bytes_ = 0;
-  grid_kept_windows_ = 0;
   grid_kept_bytes_ = 0;
+  grid_keep_credit_ = 0;
   grid_halved_ = symmetric_one_way_;
   grid_by_column_ = traits_.by_destination;
   grid_windows_ = AlignedBuffer(plan_.grid_memory_bytes);
@@ -994,8 +1002,9 @@ Status EngineBase::build_disk_grid() {
   const std::uint64_t block = staging_block(groups);
   // When the plan gave the grid more room than two windows, the windows are built there, at their
   // file offsets, and not written (grid_slab_buffer): all of them if they fit (nothing to read
-  // back), else as many of the first ones as leave two window buffers after them.
+  // back), else a set spread over the grid that leaves two window buffers after it.
   grid_keep_ = options_.grid_resident && plan_.grid_memory_bytes > 2 * plan_.grid_window_bytes;
+  grid_keep_all_ = grid_keep_;
   if (slabs > 1 && block >= unit) {
     ES_RETURN_IF_ERROR(build_staged(groups, block));
   } else {
@@ -1011,34 +1020,44 @@ Status EngineBase::build_disk_grid() {
   grid_on_disk_ = true;
   stats_.plan.grid_file_bytes = grid_file_bytes_;
   allocate_sources(round_up(grid_padded_vertices() * traits_.source_bytes, kIoAlignment));
-  if (grid_keep_) {  // every window is where load_resident_grid would have read it
+  if (grid_keep_ && grid_keep_all_) {  // every window is where load_resident_grid would have read it
     mark_grid_resident();
   } else if (options_.grid_resident && grid_file_bytes_ <= grid_windows_.size()) {
     ES_RETURN_IF_ERROR(load_resident_grid());
   } else {
-    // The windows after the kept ones, through the two window buffers after those.
+    // The windows not kept, through the two window buffers after the kept ones.
     const std::uint64_t half = plan_.grid_window_bytes;
     if (grid_kept_bytes_ + 2 * half > grid_windows_.size()) {
       return Status{StatusCode::kInternal, "edge grid: no room for two windows after the kept ones"};
     }
-    grid_reader_ = std::make_unique<GridWindowReader>(
-        grid_file_, std::span<const GridWindow>(grid_disk_windows_).subspan(grid_kept_windows_),
-        std::span(grid_windows_.data() + grid_kept_bytes_, 2 * half), options_.scratch_checksums, plan_.io, &edge_read_counters_,
-        grid_kept_windows_);
+    std::vector<std::uint64_t> streamed;
+    for (std::uint64_t w = 0; w < grid_disk_windows_.size(); ++w) {
+      if (grid_disk_windows_[w].memory == GridWindow::kStreamed) streamed.push_back(w);
+    }
+    grid_reader_ = std::make_unique<GridWindowReader>(grid_file_, grid_disk_windows_, std::move(streamed),
+                                                      std::span(grid_windows_.data() + grid_kept_bytes_, 2 * half),
+                                                      options_.scratch_checksums, plan_.io, &edge_read_counters_);
   }
   stats_.plan.grid_kept_bytes = grid_kept_bytes_;
   grid_ready_ = true;
   return Status::ok();
 }
 
-// The grid file fits the buffer: read its windows back once (after the kept ones, already in
-// place), window by window (each checked against its crc32), to their file offsets; supersteps
-// then scatter it from memory.
+// The grid file fits the buffer: the kept windows move to their file offsets (last first: each
+// one's offset is at or after its place, packed in grid order, and after every earlier one's), then
+// the others are read back once, window by window (each checked against its crc32), to theirs;
+// supersteps then scatter it from memory.
 Status EngineBase::load_resident_grid() {
+  for (auto window = grid_disk_windows_.rbegin(); window != grid_disk_windows_.rend(); ++window) {
+    if (window->memory == GridWindow::kStreamed || window->memory == window->offset) continue;
+    if (window->memory > window->offset) return Status{StatusCode::kInternal, "edge grid: a kept window after its offset"};
+    std::memmove(grid_windows_.data() + window->offset, grid_windows_.data() + window->memory, window->bytes);
+  }
   const std::uint64_t chunk = std::max<std::uint64_t>(round_down(plan_.io.read_chunk, kIoAlignment), kIoAlignment);
-  for (std::uint64_t w = grid_kept_windows_; w < grid_disk_windows_.size(); ++w) {
+  for (std::uint64_t w = 0; w < grid_disk_windows_.size(); ++w) {
     if (cancel_requested()) return cancelled();
     const GridWindow& window = grid_disk_windows_[w];
+    if (window.memory != GridWindow::kStreamed) continue;
     const std::span<std::byte> into(grid_windows_.data() + window.offset, window.bytes);
     for (std::uint64_t at = 0; at < window.bytes; at += chunk) {
       const std::span<std::byte> part = into.subspan(at, std::min(chunk, window.bytes - at));
@@ -1057,40 +1076,76 @@ Status EngineBase::load_resident_grid() {
 void EngineBase::mark_grid_resident() {
   grid_resident_ = true;
   stats_.plan.grid_resident = true;
-  grid_kept_windows_ = grid_disk_windows_.size();
+  for (GridWindow& window : grid_disk_windows_) window.memory = window.offset;
   grid_kept_bytes_ = grid_file_bytes_;
 }
 
-// Where the next slab's `slab` records are placed for write_grid_slab. Keeping the windows
-// (grid_keep_): right after the windows kept so far, where they stay (as they are), or at the end
-// of the buffers, to be encoded to after those (Elias-Fano; a slab's encoding takes at most one
-// window). When the slab does not fit beside them, the grid is kept in part: the first windows
-// that leave two windows of room after them stay (grid_kept_windows_), the others are written to
-// the grid file after all, and the build goes on writing through those two windows (which then
-// stream the rest every superstep; if the grid fits in memory once built, it is read back).
-// Writing the windows: the two windows after the kept ones.
+// Where the next slab's `slab` records are placed for write_grid_slab: at the end of the buffers
+// to be encoded (Elias-Fano; a slab's encoding takes at most one window) to after the windows kept
+// so far, or as they are (one or two windows) right after those. While every window so far stayed
+// (grid_keep_all_, at its file offset), the slab's windows stay too if they fit beside them;
+// otherwise the grid is kept in part from then on (spread_kept_windows), with room for two windows
+// after the kept ones.
 Expected<std::byte*> EngineBase::grid_slab_buffer(std::uint64_t slab) {
   std::byte* const buffers = grid_windows_.data();
   const std::uint64_t size = grid_windows_.size();
   const std::uint64_t half = plan_.grid_window_bytes;
-  if (grid_keep_) {
+  const bool encoded = plan_.grid_codec == GridCodec::kEliasFano;
+  if (grid_keep_ && grid_keep_all_) {
     const std::uint64_t keep = std::min(size, options_.grid_keep_bytes);
-    if (plan_.grid_codec == GridCodec::kEliasFano) {
-      if (grid_file_bytes_ + half <= keep && grid_file_bytes_ + 2 * half <= size) return buffers + size - half;
-    } else if (grid_file_bytes_ + round_up(slab * grid_record_bytes_, kIoAlignment) <= keep) {
-      return buffers + grid_file_bytes_;
-    }
-    std::uint64_t kept = grid_disk_windows_.size();
-    while (kept > 0 && grid_disk_windows_[kept - 1].offset + grid_disk_windows_[kept - 1].bytes + 2 * half > size) --kept;
-    for (std::uint64_t w = kept; w < grid_disk_windows_.size(); ++w) {
-      GridWindow& window = grid_disk_windows_[w];
-      ES_RETURN_IF_ERROR(write_grid_window(window, std::span<const std::byte>(buffers + window.offset, window.bytes)));
-    }
-    grid_kept_windows_ = kept;
-    grid_kept_bytes_ = kept > 0 ? grid_disk_windows_[kept - 1].offset + grid_disk_windows_[kept - 1].bytes : 0;
-    grid_keep_ = false;
+    const bool fits = encoded ? grid_kept_bytes_ + half <= keep && grid_kept_bytes_ + 2 * half <= size
+                              : grid_kept_bytes_ + round_up(slab * grid_record_bytes_, kIoAlignment) <= keep;
+    if (!fits) ES_RETURN_IF_ERROR(spread_kept_windows());
   }
-  return buffers + grid_kept_bytes_;
+  return encoded ? buffers + size - half : buffers + grid_kept_bytes_;
+}
+
+// The most the windows kept in part may take: the room less two window buffers (or less, by
+// --grid_keep_bytes).
+std::uint64_t EngineBase::grid_spread_room() const {
+  const std::uint64_t size = grid_windows_.size();
+  const std::uint64_t buffers = 2 * plan_.grid_window_bytes;
+  return std::min(size - std::min(size, buffers), options_.grid_keep_bytes);
+}
+
+// Whether `window` (the next in grid order) stays in memory in a grid kept in part: the windows
+// kept are spread evenly over the grid, so that every streamed window is read while the windows
+// before it are scattered, kept ones too. Each window owes the kept set its bytes times the
+// fraction of the grid still to come that the room left can hold (the grid's size estimated from
+// the `built_bytes` of its first `built_records` records); a window stays when the debt is at least
+// half of it, and when it fits.
+bool EngineBase::grid_spread_keeps(const GridWindow& window, std::uint64_t built_bytes, std::uint64_t built_records) {
+  const std::uint64_t room = grid_spread_room();
+  if (grid_kept_bytes_ + window.bytes > room) return false;
+  const double per_record = static_cast<double>(built_bytes) / static_cast<double>(std::max<std::uint64_t>(built_records, 1));
+  const double to_come = std::max(static_cast<double>(window.bytes), per_record * static_cast<double>(grid_records_ - window.first));
+  const double fraction = std::min(1.0, static_cast<double>(room - grid_kept_bytes_) / to_come);
+  grid_keep_credit_ += fraction * static_cast<double>(window.bytes);
+  if (2 * grid_keep_credit_ < static_cast<double>(window.bytes)) return false;
+  grid_keep_credit_ -= static_cast<double>(window.bytes);
+  return true;
+}
+
+// The grid does not fit the room: of the windows so far (all kept, at their file offsets), those
+// grid_spread_keeps picks stay, packed in grid order; the others are written to their offsets in
+// the grid file. Each window moves only towards the front, over windows written or moved before it.
+Status EngineBase::spread_kept_windows() {
+  grid_keep_all_ = false;
+  grid_kept_bytes_ = 0;
+  grid_keep_credit_ = 0;
+  const std::uint64_t built = grid_disk_windows_.empty() ? 0 : grid_disk_windows_.back().end;
+  for (GridWindow& window : grid_disk_windows_) {
+    std::byte* const data = grid_windows_.data() + window.memory;
+    if (grid_spread_keeps(window, grid_file_bytes_, built)) {
+      std::memmove(grid_windows_.data() + grid_kept_bytes_, data, window.bytes);
+      window.memory = grid_kept_bytes_;
+      grid_kept_bytes_ += window.bytes;
+    } else {
+      window.memory = GridWindow::kStreamed;
+      ES_RETURN_IF_ERROR(write_grid_window(window, std::span<const std::byte>(data, window.bytes)));
+    }
+  }
+  return Status::ok();
 }
 
 // Records per slab at most: one window buffer's worth when the slab is encoded into the other
@@ -1260,7 +1315,7 @@ Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::by
     const std::uint32_t sub = *it & ((std::uint32_t{1} << bucketing_.sub_bits) - 1);
     portions.push_back(GridPortion{begin - lo, end - begin, static_cast<std::uint16_t>(sub << grid_keys_.dst_bits)});
   }
-  std::byte* out = grid_windows_.data() + (grid_keep_ ? grid_file_bytes_ : grid_kept_bytes_ + half);
+  std::byte* out = grid_windows_.data() + grid_kept_bytes_;
   const std::uint64_t first_piece = grid_pieces_.size();
   const std::uint64_t used = encode_grid_slab(std::span(records, slab * grid_rs), grid_rs, portions, grid_keys_, lo,
                                               *pool_, std::span(out, half), grid_pieces_);
@@ -1282,13 +1337,17 @@ Status EngineBase::append_grid_window(std::uint64_t first, std::uint64_t count, 
   window.used = used;
   window.bytes = round_up(used, kIoAlignment);
   std::memset(data + used, 0, window.bytes - used);
-  const std::span<const std::byte> bytes(data, window.bytes);
-  if (grid_keep_) {
-    if (data != grid_windows_.data() + window.offset || window.offset + window.bytes > grid_windows_.size()) {
-      return Status{StatusCode::kInternal, "edge grid: a kept window is not at its offset in the buffers"};
+  // Kept: every window so far was (room made by grid_slab_buffer), or the spread picks it.
+  if (grid_keep_ && (grid_keep_all_ || grid_spread_keeps(window, grid_file_bytes_ + window.bytes, window.end))) {
+    std::byte* const at = grid_windows_.data() + grid_kept_bytes_;
+    if (grid_kept_bytes_ + window.bytes > grid_windows_.size() || data < at) {
+      return Status{StatusCode::kInternal, "edge grid: a kept window does not fit the buffers"};
     }
+    if (data != at) std::memmove(at, data, window.bytes);  // after the slab's first window, which was written
+    window.memory = grid_kept_bytes_;
+    grid_kept_bytes_ += window.bytes;
   } else {
-    ES_RETURN_IF_ERROR(write_grid_window(window, bytes));
+    ES_RETURN_IF_ERROR(write_grid_window(window, std::span<const std::byte>(data, window.bytes)));
   }
   grid_file_bytes_ += window.bytes;
   grid_disk_windows_.push_back(window);

@@ -131,20 +131,21 @@ class EngineBase {
   std::uint64_t grid_padded_vertices() const;
 
   /// The grid's records [lo, hi) a superstep's scatter can reach now: all of them (in memory, or
-  /// the on-disk grid once resident), or one window of the on-disk grid (the next one is read
-  /// while this one is scattered). On disk, each window's records are as they are or, with
-  /// --grid_codec ef, its pieces (core/grid_codec.hpp).
+  /// the on-disk grid once resident), or of the on-disk grid one streamed window (the next one is
+  /// read while this one is scattered) or a run of windows kept in memory. On disk, each window's
+  /// records are as they are or, with --grid_codec ef, its pieces (core/grid_codec.hpp).
   struct GridView {
     const std::byte* bytes = nullptr;      // in memory: record r at bytes + (r - lo) * record size;
                                            // on disk: windows[0]'s bytes (the others follow at their file offsets)
     std::uint64_t lo = 0;
     std::uint64_t hi = 0;
-    std::span<const GridWindow> windows;   // on disk: the windows in view (one, or all when resident)
+    std::span<const GridWindow> windows;   // on disk: the windows in view (one streamed, or consecutive kept ones,
+                                         // or all when resident)
   };
-  /// The first view of a pass over the grid (streaming from disk: window 0, reading ahead).
+  /// The first view of a pass over the grid (streaming from disk: window 0's, reading ahead).
   Expected<GridView> start_grid_pass();
-  /// The view of the next window; an internal error past the last one (a task waiting for
-  /// records the grid does not have).
+  /// The view of the window(s) after `view`'s; an internal error past the last one (a task waiting
+  /// for records the grid does not have).
   Status next_grid_window(GridView& view);
   /// Where (x -> d) begins and ends: the records from block x to block d (a side of cell {x, d}),
   /// in the pair layout or, for grid_by_column_, the column layout.
@@ -173,6 +174,10 @@ class EngineBase {
   Status place_from_input(std::uint64_t lo, std::uint64_t slab, std::byte* out);
   Expected<std::byte*> grid_slab_buffer(std::uint64_t slab);
   Status write_grid_window(GridWindow& window, std::span<const std::byte> bytes);
+  std::uint64_t grid_spread_room() const;
+  bool grid_spread_keeps(const GridWindow& window, std::uint64_t built_bytes, std::uint64_t built_records);
+  Status spread_kept_windows();
+  Status grid_view_from(std::uint64_t w, GridView& view);
   std::uint64_t grid_slab_records() const;
   std::vector<std::uint64_t> grid_slab_bounds(std::span<const std::uint64_t> cuts = {}) const;
   Status write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::byte* records);
@@ -209,13 +214,17 @@ class EngineBase {
   bool grid_ready_ = false;
   bool grid_on_disk_ = false;                // the grid is in grid_file_ (K = 1 without room for the edges)
   bool grid_resident_ = false;               // the whole grid file is in grid_windows_, at its file offsets
-  bool grid_keep_ = false;                   // while building: the windows so far are in grid_windows_ at
-                                             // their offsets, not written (the grid may stay resident)
-  // A grid too large for the room the budget left is kept in part: its first grid_kept_windows_
-  // windows (grid_kept_bytes_) stay in grid_windows_ at their offsets and are never written; the
-  // others are read every superstep into the two window buffers after them.
-  std::uint64_t grid_kept_windows_ = 0;
+  // While building: grid_keep_, windows may stay in grid_windows_ and not be written (the plan gave
+  // the grid more room than two windows); grid_keep_all_, every window so far did, at its file
+  // offset (the grid may stay resident). A grid too large for the room is kept in part: a set of
+  // its windows spread evenly over it (EngineBase::grid_spread_keeps) stays in grid_windows_, packed
+  // in grid order (GridWindow::memory; grid_kept_bytes_ in all) and never written; the others are
+  // read every superstep into the two window buffers after them, each while the windows before it
+  // are scattered.
+  bool grid_keep_ = false;
+  bool grid_keep_all_ = false;
   std::uint64_t grid_kept_bytes_ = 0;
+  double grid_keep_credit_ = 0;              // grid_spread_keeps: the kept bytes owed to the windows so far
   // The on-disk grid is laid out by destination block (traits_.by_destination): (x -> d) for x =
   // 0, 1, ... for d = 0, 1, ...; otherwise cell by cell in schedule order (the pair layout).
   bool grid_by_column_ = false;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compress/frame.hpp"
@@ -22,17 +23,17 @@ Status check_grid_window(const File& file, std::uint64_t w, const GridWindow& wi
                     std::to_string(window.offset) + ", " + std::to_string(bytes.size()) + " bytes; damaged scratch data)");
 }
 
-GridWindowReader::GridWindowReader(const File& file, std::span<const GridWindow> windows, std::span<std::byte> buffers,
-                                   bool checksums, const IoOptions& io, IoCounters* counters, std::uint64_t first_window)
+GridWindowReader::GridWindowReader(const File& file, std::span<const GridWindow> windows, std::vector<std::uint64_t> order,
+                                   std::span<std::byte> buffers, bool checksums, const IoOptions& io, IoCounters* counters)
     : file_(file),
       windows_(windows),
+      order_(std::move(order)),
       buffers_(buffers),
       checksums_(checksums),
       chunk_(std::max<std::uint64_t>(round_down(io.read_chunk, kIoAlignment), kIoAlignment)),
       depth_(std::max(io.depth, 1U)),
-      counters_(counters),
-      first_window_(first_window) {
-  if (!windows_.empty()) start(0);
+      counters_(counters) {
+  if (!order_.empty()) start(0);
 }
 
 GridWindowReader::~GridWindowReader() { drain(); }
@@ -53,10 +54,10 @@ std::span<std::byte> GridWindowReader::buffer(unsigned b, std::uint64_t w) const
   return buffers_.subspan(b * half, std::min(half, windows_[w].bytes));
 }
 
-void GridWindowReader::start(std::uint64_t w) {
-  pending_window_ = w;
+void GridWindowReader::start(std::uint64_t at) {
+  pending_at_ = at;
   pending_buffer_ = 1 - held_;
-  pending_ = std::async(std::launch::async, [this, w, b = pending_buffer_] { return read_window(w, b); });
+  pending_ = std::async(std::launch::async, [this, w = order_[at], b = pending_buffer_] { return read_window(w, b); });
 }
 
 Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned lane, unsigned lanes) {
@@ -68,7 +69,7 @@ Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned la
     ES_ASSIGN_OR_RETURN(const std::size_t n, file_.read_at(offset + at, piece));
     read_bytes_ += n;
     ++read_requests_;
-    if (n != piece.size()) return grid_window_short(file_, first_window_ + w, offset + at, n, piece.size());
+    if (n != piece.size()) return grid_window_short(file_, w, offset + at, n, piece.size());
   }
   return Status::ok();
 }
@@ -76,7 +77,7 @@ Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned la
 Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
   const std::span<std::byte> into = this->buffer(buffer, w);
   if (into.size() != windows_[w].bytes) {
-    return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": window " + std::to_string(first_window_ + w) + " of " +
+    return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": window " + std::to_string(w) + " of " +
                                              std::to_string(windows_[w].bytes) + " bytes does not fit its buffer"};
   }
   const auto lanes = static_cast<unsigned>(std::min<std::uint64_t>(depth_, (into.size() + chunk_ - 1) / chunk_));
@@ -90,11 +91,11 @@ Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
     if (status.is_ok()) status = s;
   }
   ES_RETURN_IF_ERROR(status);
-  return checksums_ ? check_grid_window(file_, first_window_ + w, windows_[w], into) : Status::ok();
+  return checksums_ ? check_grid_window(file_, w, windows_[w], into) : Status::ok();
 }
 
 Status GridWindowReader::rewind() {
-  if (windows_.empty() || (pending_.valid() && pending_window_ == 0)) return Status::ok();
+  if (order_.empty() || (pending_.valid() && pending_at_ == 0)) return Status::ok();
   if (pending_.valid()) (void)pending_.get();  // a window of the pass left early: not needed
   start(0);
   return Status::ok();
@@ -110,10 +111,10 @@ Expected<GridWindowReader::Window> GridWindowReader::next() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count());
   flush_counters();
   ES_RETURN_IF_ERROR(read);
-  const std::uint64_t w = pending_window_;
+  const std::uint64_t at = pending_at_;
   held_ = pending_buffer_;
-  start((w + 1) % windows_.size());  // into the other buffer, which held window w - 1: the caller is done with it
-  return Window{w, this->buffer(held_, w)};
+  start((at + 1) % order_.size());  // into the other buffer, which held the window before: the caller is done with it
+  return Window{order_[at], this->buffer(held_, order_[at])};
 }
 
 }  // namespace edgestream

@@ -438,13 +438,13 @@ TEST_CASE("on-disk grid: staged in groups, read back once and ahead, with 2 thre
   }
 }
 
-TEST_CASE("on-disk grid kept in part: its first windows stay in memory, the rest is read every superstep", "[edge_grid]") {
+TEST_CASE("on-disk grid kept in part: windows spread over it stay in memory, the rest is read every superstep", "[edge_grid]") {
   TempDir dir;
   TempDir work;
   const auto ini = skewed_graph(dir.path());
-  // Room for two windows and half the grid (--grid_memory): the grid does not fit, so the windows
-  // that leave two window buffers after them stay in memory (never written), the rest streams
-  // every superstep. The same output, bytes written less by what stayed, fewer read.
+  // Room for two windows and half the grid (--grid_memory): the grid does not fit, so about every
+  // other window stays in memory (never written; as many as leave two window buffers after them),
+  // the rest streams every superstep. The same output, bytes written less by what stayed, fewer read.
   for (const char* codec : {"none", "ef"}) {
     for (const char* algo : {"bfs", "cc", "sssp", "pagerank"}) {
       INFO(codec << " " << algo);
@@ -606,11 +606,20 @@ TEST_CASE("on-disk grid: a flipped byte in the grid or staging file is corruptio
       CHECK(r.exit_code == 0);
     }
   }
-  SECTION("grid file kept in part: the window named is the grid's") {
-    // The same byte flipped with the whole grid streamed and with its first windows kept in memory
-    // (never written: the file keeps their offsets, the reader streams the windows after them).
-    const ProcessResult streamed = run("edge_grid", 200000, "64K", {"--grid_codec", "none", "--stream_grid"});
-    const ProcessResult kept = run("edge_grid", 200000, "64K", {"--grid_codec", "none", "--grid_memory", "256K"});
+  SECTION("grid file kept in part: the windows kept are spread over it, the window named is the grid's") {
+    // 14 windows of 48 or 64 KiB (slabs of 112 KiB: 64 + 48); room for two of them besides the two
+    // window buffers (--grid_memory 256K). The kept windows are spread over the grid
+    // (EngineBase::grid_spread_keeps: a fraction of 1/7 picks windows 3 and 7), stay in memory and
+    // are never written: a byte flipped in the file where window 3 or 7 would be is never read.
+    // A byte flipped in window 4 (after a kept one) is named as the whole grid streamed names it.
+    for (const long long offset : {200000LL, 420000LL}) {
+      INFO("offset " << offset);
+      const ProcessResult kept = run("edge_grid", offset, "64K", {"--grid_codec", "none", "--grid_memory", "256K"});
+      INFO("exit " << kept.exit_code << "\n" << kept.err);
+      CHECK(kept.exit_code == 0);
+    }
+    const ProcessResult streamed = run("edge_grid", 250000, "64K", {"--grid_codec", "none", "--stream_grid"});
+    const ProcessResult kept = run("edge_grid", 250000, "64K", {"--grid_codec", "none", "--grid_memory", "256K"});
     INFO("streamed: exit " << streamed.exit_code << "\n" << streamed.err << "kept: exit " << kept.exit_code << "\n" << kept.err);
     REQUIRE(streamed.exit_code == 1);
     REQUIRE(kept.exit_code == 1);
@@ -620,6 +629,8 @@ TEST_CASE("on-disk grid: a flipped byte in the grid or staging file is corruptio
     REQUIRE(kept_lines.size() == 1);
     CHECK_THAT(kept_lines[0], Catch::Contains("checksum mismatch in window"));
     CHECK(named(kept_lines[0]) == named(streamed_lines[0]));
+    CHECK(named(kept_lines[0]).first == 4);
+    CHECK(named(kept_lines[0]).second == 229376);
   }
   SECTION("staging file") {
     // Group 1's last byte (the zero padding of its last block, under the block's crc), flipped at
