@@ -156,6 +156,42 @@ struct GridWeights {
     }
     return std::bit_cast<std::uint32_t>(static_cast<float>(v) * scale);
   }
+  /// The float bits of the `count` weights stored at `at` (`bytes` bytes each), to out + i * stride
+  /// for weight i: load() for each, one loop per width (3 bytes: a 4-byte load but for the last).
+  static void load_all(const std::byte* at, unsigned bytes, float scale, std::uint64_t count, std::byte* out, std::size_t stride) {
+    auto each = [&](auto load_one) {
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const std::uint32_t v = load_one(i);
+        std::memcpy(out + i * stride, &v, 4);
+      }
+    };
+    auto fixed = [scale](std::uint32_t v) { return std::bit_cast<std::uint32_t>(static_cast<float>(v) * scale); };
+    switch (bytes) {
+      case 1: each([&](std::uint64_t i) { return fixed(std::to_integer<std::uint32_t>(at[i])); }); break;
+      case 2:
+        each([&](std::uint64_t i) {
+          std::uint16_t v;
+          std::memcpy(&v, at + 2 * i, 2);
+          return fixed(v);
+        });
+        break;
+      case 3:
+        if (count == 0) break;
+        each([&](std::uint64_t i) {
+          if (i + 1 == count) return load(at + 3 * i, 3, scale);  // its 4-byte load would pass the weights
+          std::uint32_t v;
+          std::memcpy(&v, at + 3 * i, 4);
+          return fixed(v & 0xFFFFFFU);
+        });
+        break;
+      default:
+        each([&](std::uint64_t i) {
+          std::uint32_t v;
+          std::memcpy(&v, at + 4 * i, 4);
+          return v;
+        });
+    }
+  }
   /// Stores `value` at `at` in `bytes` bytes (little-endian).
   static void store(std::byte* at, unsigned bytes, std::uint32_t value) {
     for (unsigned b = 0; b < bytes; ++b) at[b] = static_cast<std::byte>(value >> (8 * b));
@@ -201,26 +237,23 @@ bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const 
     return true;
   }
   // The keys' high parts go to the last 4 * (count + 8) bytes of `out` (out has room for
-  // kRecordBytes * count + 32), then the records are written front to back: record i ends before
-  // the high part of key i + 1, which is read later.
+  // kRecordBytes * count + 32), then the records' ids are written front to back: record i ends
+  // before the high part of key i + 1, which is read later; then (kLocal8) the weights, one loop
+  // for the piece's width (GridWeights::load_all).
   const std::span<const std::byte> key_bytes = stored.first(stored.size() - tail);
   auto* high = reinterpret_cast<std::uint32_t*>(out + count * (kRecordBytes - 4));
   const std::uint32_t dst_high = p.dst_high;
   const std::byte* const weights = key_bytes.data() + key_bytes.size();
   const float scale = kRecordBytes == 8 ? GridWeights{weight_bytes, p.weight_exponent}.scale() : 1.0F;
-  // By value: the stores through `out` could otherwise alias what the lambda reads.
-  return elias_fano_decode(key_bytes, count, p.low_bits, p.base, high,
-                           [keys, dst_high, out, weights, weight_bytes, scale](std::uint64_t i, std::uint32_t key) {
-                             const std::uint32_t local = keys.local(key, dst_high);
-                             std::memcpy(out + i * kRecordBytes, &local, 4);
-                             if constexpr (kRecordBytes == 8) {
-                               const std::uint32_t weight = GridWeights::load(weights + i * weight_bytes, weight_bytes, scale);
-                               std::memcpy(out + i * 8 + 4, &weight, 4);
-                             } else {
-                               // 4-byte records carry no weight (clang: unused captures otherwise)
-                               (void)weights, (void)weight_bytes, (void)scale;
-                             }
-                           });
+  // By value: the stores through `out` could otherwise alias what the lambda reads. Inlined into
+  // each value's decoding (GCC otherwise calls it once per record).
+  const bool decoded = elias_fano_decode(key_bytes, count, p.low_bits, p.base, high,
+                                         [keys, dst_high, out](std::uint64_t i, std::uint32_t key) __attribute__((always_inline)) {
+                                           const std::uint32_t local = keys.local(key, dst_high);
+                                           std::memcpy(out + i * kRecordBytes, &local, 4);
+                                         });
+  if constexpr (kRecordBytes == 8) GridWeights::load_all(weights, weight_bytes, scale, count, out + 4, 8);
+  return decoded;
 }
 
 }  // namespace edgestream

@@ -174,6 +174,15 @@ GridWeights round_trip_weights(const std::vector<float>& weights, bool* exact) {
   for (std::size_t i = 0; i < weights.size(); ++i) {
     if (GridWeights::load(stored.data() + i * form.bytes, form.bytes, form.scale()) != float_bits(weights[i])) *exact = false;
   }
+  // All at once into every other 4-byte word (the decoded records' weights): the same bits, and
+  // no read past the weights (`stored` is exactly their size: the sanitizers would see one).
+  std::vector<std::byte> records(weights.size() * 8);
+  GridWeights::load_all(stored.data(), form.bytes, form.scale(), weights.size(), records.data() + 4, 8);
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, records.data() + i * 8 + 4, 4);
+    if (bits != float_bits(weights[i])) *exact = false;
+  }
   return form;
 }
 
@@ -190,6 +199,9 @@ TEST_CASE("grid weights: fixed-point weights take 1-3 bytes and come back bit fo
   std::vector<float> rmat = {0.0F, 0x1.0p-24F, static_cast<float>((1U << 24) - 1) * 0x1.0p-24F};
   for (int i = 0; i < 4000; ++i) rmat.push_back(static_cast<float>(rng() >> 40) * 0x1.0p-24F);
   check(rmat, 3, -24);
+  // One and two 3-byte weights: load_all's last weight is read byte by byte.
+  check({rmat[2]}, 3, -24);
+  check({rmat[2], rmat[1]}, 3, -24);
   // Integers: below 256 one byte, below 65536 two.
   std::vector<float> small, large;
   for (int i = 0; i < 1000; ++i) {
