@@ -78,10 +78,11 @@ po::options_description make_options() {
        "largest window of the on-disk grid (K = 1 when the edges do not fit; two windows are streamed)")
       ("stream_grid", "read the whole on-disk grid from storage every superstep, through two windows (by default the "
                       "grid stays in the room the budget leaves: all of it when it fits, CORE::CONFIG::GRID_RESIDENT, "
-                      "else its first windows, CORE::CONFIG::GRID_KEPT_BYTES)")
+                      "else windows spread over it, CORE::CONFIG::GRID_KEPT_BYTES)")
       ("grid_keep_bytes", po::value<std::string>(),
        "diagnostics: build at most this much of the on-disk grid in place, kept in memory (default: as much as the "
-       "room holds, never written to storage); beyond it the rest is written, and read back once if the grid fits")
+       "room holds, never written to storage); beyond it the grid is kept in part, spread over it, within this "
+       "much, and the rest is written (and read back once if the grid fits)")
       ("grid_memory", po::value<std::string>(),
        "diagnostics: at most this much of the budget for the on-disk grid's windows and the part of it kept in memory "
        "(default: all the budget leaves)")

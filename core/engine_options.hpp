@@ -64,8 +64,8 @@ struct EngineOptions {
   bool grid_resident = true;                           // keep the on-disk grid in memory once built when it fits (--stream_grid: off)
   std::uint64_t grid_memory = UINT64_MAX;              // at most this much room for the on-disk grid (its windows,
                                                        // kept or resident part); --grid_memory (diagnostics, tests)
-  std::uint64_t grid_keep_bytes = UINT64_MAX;          // at most this much of a grid that is to stay in memory is built
-                                                       // in place (not written); --grid_keep_bytes (diagnostics, tests)
+  std::uint64_t grid_keep_bytes = UINT64_MAX;          // at most this much of the on-disk grid stays in memory (built in
+                                                       // place, not written); --grid_keep_bytes (diagnostics, tests)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
   bool scratch_checksums = true;                       // frame + crc32 every scratch chunk, also with codec none

@@ -300,7 +300,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
         plan.grid_window_bytes = window;
         // The grid stays in the room left when it fits there once built (uncompressed it does
         // when the records do; Elias-Fano coded grids of skewed graphs take about half): resident,
-        // no storage traffic after the build. Otherwise its first windows do (below). Only what
+        // no storage traffic after the build. Otherwise windows spread over it do (below). Only what
         // is touched counts in RSS: staging blocks and the windows, the kept part of the grid.
         // --grid_codec auto: Elias-Fano when that likely keeps the grid in memory (no storage
         // traffic after the build, which sorting and encoding cost ~5 ns of CPU per edge once) or
@@ -322,8 +322,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
                                                                   : GridCodec::kNone;
         const std::uint64_t likely = plan.grid_codec == GridCodec::kEliasFano ? likely_compressed : grid_file;
         // All the room for the grid (unless --stream_grid): what does not fit stays on disk and
-        // streams through two windows after the grid's first windows, which stay in memory
-        // (EngineBase::grid_slab_buffer). Windows of kStreamedWindow leave most of the room to
+        // streams through two windows after the windows that stay in memory, spread over the grid
+        // (EngineBase::grid_spread_keeps). Windows of kStreamedWindow leave most of the room to
         // those (rmat22 cc at 256M: 151 MB of its 537 MB grid are read no more every superstep).
         if (options.grid_resident && likely > room) {
           window = std::min(window, std::max(step, kStreamedWindow));

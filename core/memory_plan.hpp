@@ -81,8 +81,9 @@ struct MemoryPlan {
   std::uint64_t grid_bytes = 0;
   std::uint64_t grid_window_bytes = 0;  // > 0: the grid is on disk
   // The on-disk grid's buffer: all the room the budget leaves (or two windows with --stream_grid).
-  // The grid stays there when it fits once built (resident: supersteps read nothing), else its
-  // first windows do (kept) and the rest is read every superstep through two windows after them.
+  // The grid stays there when it fits once built (resident: supersteps read nothing), else a set
+  // of its windows spread over it does (kept) and the rest is read every superstep through two
+  // windows after them.
   std::uint64_t grid_memory_bytes = 0;
   bool grid_resident = false;           // the whole on-disk grid stays in memory (set by the engine)
   std::uint64_t grid_kept_bytes = 0;    // the part of it that stays in memory (all when resident; set by the engine)
