@@ -139,8 +139,8 @@ class EngineBase {
                                            // on disk: windows[0]'s bytes (the others follow at their file offsets)
     std::uint64_t lo = 0;
     std::uint64_t hi = 0;
-    std::span<const GridWindow> windows;   // on disk: the windows in view (one streamed, or consecutive kept ones,
-                                         // or all when resident)
+    std::span<const GridWindow> windows;   // on disk: the windows in view (one streamed, or consecutive kept
+                                           // ones, or all when resident)
   };
   /// The first view of a pass over the grid (streaming from disk: window 0's, reading ahead).
   Expected<GridView> start_grid_pass();

@@ -165,6 +165,10 @@ struct GridWeights {
         std::memcpy(out + i * stride, &v, 4);
       }
     };
+    if constexpr (std::endian::native != std::endian::little) {  // the loads below read little-endian values
+      each([&](std::uint64_t i) { return load(at + i * bytes, bytes, scale); });
+      return;
+    }
     auto fixed = [scale](std::uint32_t v) { return std::bit_cast<std::uint32_t>(static_cast<float>(v) * scale); };
     switch (bytes) {
       case 1: each([&](std::uint64_t i) { return fixed(std::to_integer<std::uint32_t>(at[i])); }); break;
