@@ -1020,7 +1020,7 @@ Status EngineBase::build_disk_grid() {
   grid_on_disk_ = true;
   stats_.plan.grid_file_bytes = grid_file_bytes_;
   allocate_sources(round_up(grid_padded_vertices() * traits_.source_bytes, kIoAlignment));
-  if (grid_keep_ && grid_keep_all_) {  // every window is where load_resident_grid would have read it
+  if (grid_keep_all_) {  // every window is where load_resident_grid would have read it
     mark_grid_resident();
   } else if (options_.grid_resident && grid_file_bytes_ <= grid_windows_.size()) {
     ES_RETURN_IF_ERROR(load_resident_grid());
@@ -1091,7 +1091,7 @@ Expected<std::byte*> EngineBase::grid_slab_buffer(std::uint64_t slab) {
   const std::uint64_t size = grid_windows_.size();
   const std::uint64_t half = plan_.grid_window_bytes;
   const bool encoded = plan_.grid_codec == GridCodec::kEliasFano;
-  if (grid_keep_ && grid_keep_all_) {
+  if (grid_keep_all_) {
     const std::uint64_t keep = std::min(size, options_.grid_keep_bytes);
     const bool fits = encoded ? grid_kept_bytes_ + half <= keep && grid_kept_bytes_ + 2 * half <= size
                               : grid_kept_bytes_ + round_up(slab * grid_record_bytes_, kIoAlignment) <= keep;
@@ -1135,16 +1135,26 @@ Status EngineBase::spread_kept_windows() {
   grid_keep_credit_ = 0;
   const std::uint64_t built = grid_disk_windows_.empty() ? 0 : grid_disk_windows_.back().end;
   for (GridWindow& window : grid_disk_windows_) {
-    std::byte* const data = grid_windows_.data() + window.memory;
-    if (grid_spread_keeps(window, grid_file_bytes_, built)) {
-      std::memmove(grid_windows_.data() + grid_kept_bytes_, data, window.bytes);
-      window.memory = grid_kept_bytes_;
-      grid_kept_bytes_ += window.bytes;
-    } else {
-      window.memory = GridWindow::kStreamed;
-      ES_RETURN_IF_ERROR(write_grid_window(window, std::span<const std::byte>(data, window.bytes)));
-    }
+    const bool keep = grid_spread_keeps(window, grid_file_bytes_, built);
+    ES_RETURN_IF_ERROR(keep_or_write_grid_window(window, grid_windows_.data() + window.memory, keep));
   }
+  return Status::ok();
+}
+
+// `window`'s bytes at `data` (in the buffers, at or after the end of the windows kept so far):
+// kept, moved to that end (packed in grid order), or written to the grid file (GridWindow::kStreamed).
+Status EngineBase::keep_or_write_grid_window(GridWindow& window, std::byte* data, bool keep) {
+  if (!keep) {
+    window.memory = GridWindow::kStreamed;
+    return write_grid_window(window, std::span<const std::byte>(data, window.bytes));
+  }
+  std::byte* const at = grid_windows_.data() + grid_kept_bytes_;
+  if (grid_kept_bytes_ + window.bytes > grid_windows_.size() || data < at) {
+    return Status{StatusCode::kInternal, "edge grid: a kept window does not fit the buffers"};
+  }
+  if (data != at) std::memmove(at, data, window.bytes);
+  window.memory = grid_kept_bytes_;
+  grid_kept_bytes_ += window.bytes;
   return Status::ok();
 }
 
@@ -1324,8 +1334,8 @@ Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::by
 
 // Writes `used` bytes at `data` (the records [first, first + count): as they are, or the pieces
 // from first_piece to the last one) as the grid file's next window, zero-padded to the I/O
-// alignment (data has room for that) with a crc32 when scratch checksums are on; keeping the
-// windows (grid_keep_), data is already at the window's offset in the buffers and stays there.
+// alignment (data has room for that) with a crc32 when scratch checksums are on; or keeps it in
+// the buffers after the windows kept so far (keep_or_write_grid_window), not written.
 Status EngineBase::append_grid_window(std::uint64_t first, std::uint64_t count, std::byte* data, std::uint64_t used,
                                       std::uint64_t first_piece) {
   GridWindow window;
@@ -1337,18 +1347,10 @@ Status EngineBase::append_grid_window(std::uint64_t first, std::uint64_t count, 
   window.used = used;
   window.bytes = round_up(used, kIoAlignment);
   std::memset(data + used, 0, window.bytes - used);
-  // Kept: every window so far was (room made by grid_slab_buffer), or the spread picks it.
-  if (grid_keep_ && (grid_keep_all_ || grid_spread_keeps(window, grid_file_bytes_ + window.bytes, window.end))) {
-    std::byte* const at = grid_windows_.data() + grid_kept_bytes_;
-    if (grid_kept_bytes_ + window.bytes > grid_windows_.size() || data < at) {
-      return Status{StatusCode::kInternal, "edge grid: a kept window does not fit the buffers"};
-    }
-    if (data != at) std::memmove(at, data, window.bytes);  // after the slab's first window, which was written
-    window.memory = grid_kept_bytes_;
-    grid_kept_bytes_ += window.bytes;
-  } else {
-    ES_RETURN_IF_ERROR(write_grid_window(window, std::span<const std::byte>(data, window.bytes)));
-  }
+  // Kept: every window so far was (room made by grid_slab_buffer), or the spread picks it (moved
+  // when it follows a slab's first window, which was written).
+  const bool keep = grid_keep_all_ || (grid_keep_ && grid_spread_keeps(window, grid_file_bytes_ + window.bytes, window.end));
+  ES_RETURN_IF_ERROR(keep_or_write_grid_window(window, data, keep));
   grid_file_bytes_ += window.bytes;
   grid_disk_windows_.push_back(window);
   return Status::ok();

@@ -177,6 +177,7 @@ class EngineBase {
   std::uint64_t grid_spread_room() const;
   bool grid_spread_keeps(const GridWindow& window, std::uint64_t built_bytes, std::uint64_t built_records);
   Status spread_kept_windows();
+  Status keep_or_write_grid_window(GridWindow& window, std::byte* data, bool keep);
   Status grid_view_from(std::uint64_t w, GridView& view);
   std::uint64_t grid_slab_records() const;
   std::vector<std::uint64_t> grid_slab_bounds(std::span<const std::uint64_t> cuts = {}) const;
@@ -215,8 +216,8 @@ class EngineBase {
   bool grid_on_disk_ = false;                // the grid is in grid_file_ (K = 1 without room for the edges)
   bool grid_resident_ = false;               // the whole grid file is in grid_windows_, at its file offsets
   // While building: grid_keep_, windows may stay in grid_windows_ and not be written (the plan gave
-  // the grid more room than two windows); grid_keep_all_, every window so far did, at its file
-  // offset (the grid may stay resident). A grid too large for the room is kept in part: a set of
+  // the grid more room than two windows); grid_keep_all_ (only with grid_keep_), every window so far
+  // did, at its file offset (the grid may stay resident). A grid too large for the room is kept in part: a set of
   // its windows spread evenly over it (EngineBase::grid_spread_keeps) stays in grid_windows_, packed
   // in grid order (GridWindow::memory; grid_kept_bytes_ in all) and never written; the others are
   // read every superstep into the two window buffers after them, each while the windows before it

@@ -154,8 +154,10 @@ struct GridWeights {
         break;
       default: std::memcpy(&v, at, 4); return v;
     }
-    return std::bit_cast<std::uint32_t>(static_cast<float>(v) * scale);
+    return from_fixed(v, scale);
   }
+  /// The float bits of the fixed-point value v (v * scale).
+  static std::uint32_t from_fixed(std::uint32_t v, float scale) { return std::bit_cast<std::uint32_t>(static_cast<float>(v) * scale); }
   /// The float bits of the `count` weights stored at `at` (`bytes` bytes each), to out + i * stride
   /// for weight i: load() for each, one loop per width (3 bytes: a 4-byte load but for the last).
   static void load_all(const std::byte* at, unsigned bytes, float scale, std::uint64_t count, std::byte* out, std::size_t stride) {
@@ -169,14 +171,13 @@ struct GridWeights {
       each([&](std::uint64_t i) { return load(at + i * bytes, bytes, scale); });
       return;
     }
-    auto fixed = [scale](std::uint32_t v) { return std::bit_cast<std::uint32_t>(static_cast<float>(v) * scale); };
     switch (bytes) {
-      case 1: each([&](std::uint64_t i) { return fixed(std::to_integer<std::uint32_t>(at[i])); }); break;
+      case 1: each([&](std::uint64_t i) { return from_fixed(std::to_integer<std::uint32_t>(at[i]), scale); }); break;
       case 2:
         each([&](std::uint64_t i) {
           std::uint16_t v;
           std::memcpy(&v, at + 2 * i, 2);
-          return fixed(v);
+          return from_fixed(v, scale);
         });
         break;
       case 3:
@@ -185,7 +186,7 @@ struct GridWeights {
           if (i + 1 == count) return load(at + 3 * i, 3, scale);  // its 4-byte load would pass the weights
           std::uint32_t v;
           std::memcpy(&v, at + 3 * i, 4);
-          return fixed(v & 0xFFFFFFU);
+          return from_fixed(v & 0xFFFFFFU, scale);
         });
         break;
       default:
