@@ -20,12 +20,13 @@ enum class CodecId : std::uint8_t {
   kNone = 0,    // bytes stored as they are
   kZlib = 1,    // zlib (deflate with the zlib wrapper)
   kSnappy = 2,  // Google snappy (raw format)
+  kDelta = 3,   // zigzag differences of 32-bit record words, bit-packed (compress/delta_codec.hpp)
 };
 
 /// What the user chose for one stream kind.
 struct CodecSpec {
   CodecId id = CodecId::kNone;
-  int level = 0;  // zlib: 1..9 (0 = the codec's default)
+  int level = 0;  // zlib: 1..9 (0 = the codec's default); delta: record bytes (0 = 8, set by the engine)
   bool enabled() const { return id != CodecId::kNone; }
   friend bool operator==(const CodecSpec&, const CodecSpec&) = default;
 };
@@ -35,12 +36,12 @@ struct CodecSpec {
 /// level 6 for a few percent of ratio on id streams (docs/compression.md has the numbers).
 inline constexpr int kDefaultZlibLevel = 1;
 
-/// Parses "none", "zlib", "zlib:N" (N in 1..9), "snappy". Anything else is kInvalidArgument naming
-/// `option` and listing the codecs.
+/// Parses "none", "zlib", "zlib:N" (N in 1..9), "snappy", "delta". Anything else is kInvalidArgument
+/// naming `option` and listing the codecs.
 Expected<CodecSpec> parse_codec(const std::string& option, const std::string& text);
-/// "none", "zlib:1", "snappy": the canonical name (what parse_codec accepts back).
+/// "none", "zlib:1", "snappy", "delta": the canonical name (what parse_codec accepts back).
 std::string codec_name(const CodecSpec& spec);
-/// The codec names for usage messages: "none, zlib[:1-9], snappy".
+/// The codec names for usage messages.
 std::string codec_list();
 
 class Codec {

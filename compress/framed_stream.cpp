@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 
+#include "compress/delta_codec.hpp"
 #include "compress/snappy_codec.hpp"
 #include "compress/zlib_codec.hpp"
 
@@ -24,7 +25,8 @@ constexpr std::size_t kMaxFrameBytes = std::size_t{1} << 30;
 }  // namespace
 
 std::size_t frame_bytes_bound(std::size_t raw) {
-  return std::max({max_frame_bytes(ZlibCodec(9), raw), max_frame_bytes(SnappyCodec(), raw), kFrameHeaderBytes + raw});
+  return std::max({max_frame_bytes(ZlibCodec(9), raw), max_frame_bytes(SnappyCodec(), raw), max_frame_bytes(DeltaCodec(4), raw),
+                   max_frame_bytes(DeltaCodec(16), raw), kFrameHeaderBytes + raw});
 }
 
 // ---- writer -------------------------------------------------------------------------------------

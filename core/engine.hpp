@@ -82,6 +82,9 @@ class Engine : private EngineBase {
   // snapshot already: a bit test there only added an unpredictable branch, bfs at 4G 0.60 -> 0.75 s
   // of supersteps; docs/performance.md, session 21.)
   static constexpr bool kActiveBits = ProgramWithActive<P> && !ProgramWithSource<P>;
+  // Keyed edge streams (K > 1) scatter from the states (no Source there): every program that tells
+  // its active vertices skips records by the bits, instead of reading a state at random per record.
+  static constexpr bool kStreamActiveBits = ProgramWithActive<P>;
   // route_and_apply groups updates by key with 1 + kExtraHistograms interleaved counter tables
   // when there are at most kMaxInterleavedKeys keys (24 KiB per worker: with the offsets and the
   // spill staging inside the memory plan's 64 KiB per-worker slack).
@@ -121,6 +124,7 @@ class Engine : private EngineBase {
     traits.by_destination = ProgramWithSource<P> && ProgramWithTargets<P> && !kTwoWay;
     traits.one_way_on_symmetric = program_one_way_on_symmetric<P>();
     traits.active_bits = kActiveBits;
+    traits.stream_active_bits = kStreamActiveBits;
     return traits;
   }
 
@@ -348,8 +352,12 @@ class Engine : private EngineBase {
     const std::uint64_t per_block = std::uint64_t{1} << shift;
     const std::size_t blocks = (count_ + per_block - 1) / per_block;
     block_active_.assign(blocks, 0);
+    // The grid (K = 1) and keyed streams (K > 1) test a bit per vertex instead of its state.
     if constexpr (kActiveBits) {
       if (grid_ready_ && K_ == 1) return mark_active_vertices(s, shift, blocks);
+    }
+    if constexpr (kStreamActiveBits) {
+      if (K_ > 1 && plan_.segment_records > 0) return mark_active_vertices(s, shift, blocks);
     }
     const Vertex* st = states();
     pool_->run(blocks, [&](std::size_t b, unsigned) {
@@ -364,10 +372,12 @@ class Engine : private EngineBase {
     return static_cast<std::uint64_t>(std::count(block_active_.begin(), block_active_.end(), 1));
   }
 
-  // The grid (K = 1): active_bits_ for superstep s (bit v = program_.active(state v, s); the states
-  // past the vertices, padding whole blocks of the on-disk grid, never), and block_active_ from them.
-  // Every state is read (~8 ms per superstep for rmat22's 4 Mi states on 2 threads); the scatter
-  // then tests a bit in the L1 cache instead of reading a state at random per record.
+  // The grid (K = 1) or keyed streams (K > 1): active_bits_ for superstep s (bit v = vertex base_ + v
+  // is active: program_.active(state v, s); the states past the vertices, padding whole blocks of the
+  // on-disk grid, never), and block_active_ from them. Every state of the partition is read (~8 ms
+  // per superstep for rmat22's 4 Mi states on 2 threads); the scatter then tests a bit in the
+  // cache instead of reading a state at random per record (rmat24's 8 Mi-vertex partitions: 1 MiB
+  // of bits against 64 MiB of states).
   std::uint64_t mark_active_vertices(std::uint32_t s, unsigned shift, std::size_t blocks) {
     // On disk, a damaged record can name any vertex of its blocks (whole blocks of at most 2^16).
     const std::uint64_t covered = grid_on_disk_ ? std::uint64_t{blocks} << shift : count_;
@@ -1207,11 +1217,18 @@ class Engine : private EngineBase {
       const std::uint64_t base = base_;
       const std::uint64_t count = count_;
       const std::byte* const at = records - lo * rs;  // record i of the segment at at + i * rs
+      // kStreamActiveBits: a record whose reading vertex's bit is clear emits nothing; its state is not
+      // read (a stream is either forward or reverse: one reading vertex per record).
+      const std::uint64_t* const bits = active_bits_.data();
       for (std::uint64_t i = c.lo; i < c.hi; ++i) {
         if (i + kStreamPrefetchDistance < c.hi) {
           const Edge ahead = decode_edge(at + (i + kStreamPrefetchDistance) * rs, type);
           const std::uint64_t from = (mode.forward ? ahead.src : ahead.dst) - base;
-          if (from < count) __builtin_prefetch(st + from);
+          if constexpr (kStreamActiveBits) {
+            if (from < count && active_bit(bits, static_cast<VertexId>(from))) __builtin_prefetch(st + from);
+          } else {
+            if (from < count) __builtin_prefetch(st + from);
+          }
         }
         const Edge e = decode_edge(at + i * rs, type);
         const VertexId reader = mode.forward ? e.src : e.dst;
@@ -1222,6 +1239,9 @@ class Engine : private EngineBase {
             w.bad_edge = e;
           }
           break;
+        }
+        if constexpr (kStreamActiveBits) {
+          if (!active_bit(bits, static_cast<VertexId>(reader - base))) continue;
         }
         if (mode.forward) program_.scatter(st[e.src - base], e, s, emit);
         if constexpr (kReverse) {
@@ -1249,8 +1269,21 @@ class Engine : private EngineBase {
       if (group.key < cache_keys_) {
         std::uint64_t changed = 0;
         const std::uint64_t base = base_;
+        // kStreamActiveBits: a vertex changed here gets its bit, so that its records in the pieces after
+        // this one scatter its new state, as without the bits (the key's cache partition is the
+        // task's own: whole 64-bit words when it spans at least 64 vertices).
+        std::uint64_t* const bits = active_bits_.data();
+        const bool track = plan_.cache_shift >= 6;
         for_each_run([&](const Entry* data, std::size_t n) {
-          for (std::size_t i = 0; i < n; ++i) changed += program_.gather(data[i].target, apply_to[data[i].target - base], data[i].value, s) ? 1 : 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t v = data[i].target - base;
+            if (program_.gather(data[i].target, apply_to[v], data[i].value, s)) {
+              ++changed;
+              if constexpr (kStreamActiveBits) {
+                if (track) bits[v >> 6] |= std::uint64_t{1} << (v & 63);
+              }
+            }
+          }
         });
         me.changed += changed;
       } else {

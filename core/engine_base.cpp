@@ -114,6 +114,7 @@ Status EngineBase::plan_run(MemoryPlanInput input) {
   input.grid_record_bytes = program_edge_type() == EdgeFileType::kWeighted ? 8 : 4;
   input.source_bytes = traits_.source_bytes;
   input.active_bits = traits_.active_bits;
+  input.stream_active_bits = traits_.stream_active_bits;
   input.stream_record_bytes = edge_record_size(program_edge_type());
   input.baseline_rss = current_rss_bytes();
   // Volumes (core/volume_set.hpp, docs/volumes.md): resolved (and the --*_disk placement checked)
@@ -193,23 +194,27 @@ Status EngineBase::open_streams() {
 // frames of compressed streams are compressed on all workers at once. The streams hold records of
 // program_edge_type(): without the weight (8 bytes, not 12) when the program never reads it.
 Status EngineBase::split_input() {
+  const std::size_t rs = graph_.record_size();
+  const EdgeFileType stream_type = program_edge_type();
+  const std::size_t stream_rs = edge_record_size(stream_type);
+  // Frames of whole records (write_chunk is a multiple of 8, not of 12), so that the delta codec
+  // sees every frame's words in their places; it is told the records' size.
+  const std::size_t frame_bytes = plan_.io.write_chunk / stream_rs * stream_rs;
+  CodecSpec codec = options_.edges_codec;
+  if (codec.id == CodecId::kDelta) codec.level = static_cast<int>(stream_rs);
   std::vector<IoCounters> counters(K_);
   std::vector<std::unique_ptr<FramedWriter>> writers;
   std::vector<std::unique_ptr<FramedWriter>> reverse_writers;
   for (std::uint64_t q = 0; q < K_; ++q) {
-    ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(edge_files_[q], plan_.io, options_.edges_codec,
-                                                        options_.scratch_checksums, plan_.io.write_chunk,
+    ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(edge_files_[q], plan_.io, codec, options_.scratch_checksums, frame_bytes,
                                                         &counters[q]));
     writers.push_back(std::move(writer));
     if (traits_.reverse_edges) {
-      ES_ASSIGN_OR_RETURN(auto reverse_writer, FramedWriter::open(redge_files_[q], plan_.io, options_.edges_codec,
-                                                                  options_.scratch_checksums, plan_.io.write_chunk, &counters[q]));
+      ES_ASSIGN_OR_RETURN(auto reverse_writer, FramedWriter::open(redge_files_[q], plan_.io, codec, options_.scratch_checksums,
+                                                                  frame_bytes, &counters[q]));
       reverse_writers.push_back(std::move(reverse_writer));
     }
   }
-  const std::size_t rs = graph_.record_size();
-  const EdgeFileType stream_type = program_edge_type();
-  const std::size_t stream_rs = edge_record_size(stream_type);
   const bool same_records = stream_type == graph_.type;
   const std::size_t T = std::min<std::uint64_t>(plan_.threads, K_);
   std::vector<std::uint64_t> bad(T);
@@ -244,11 +249,14 @@ Status EngineBase::split_input() {
   auto segment_of = [segment_memory, segment_bytes](std::uint64_t stream) { return segment_memory + stream * segment_bytes; };
   // Groups stream i's segment of n records into `sorted` (S records of room) and records its key
   // ends (`ends`: keys_ entries of scratch); returns the grouped records, to be appended.
+  // With the delta codec each key's records are nearly sorted by their other vertex (group_segment).
+  const bool by_other = codec.id == CodecId::kDelta;
   auto group = [&](std::uint64_t i, std::uint64_t n, std::byte* sorted, std::vector<std::uint32_t>& ends) {
     const bool reverse = i >= K_;
-    group_segment(segment_of(i), n, stream_rs, reverse ? 0 : sizeof(VertexId), stream_keys[i], sorted, ends);
+    const std::byte* grouped = group_segment(segment_of(i), n, stream_rs, reverse ? 0 : sizeof(VertexId), stream_keys[i], sorted, ends,
+                                             by_other);
     (reverse ? redge_index_ : edge_index_)[i % K_].add_segment(ends);
-    return std::span<const std::byte>(sorted, n * stream_rs);
+    return std::span<const std::byte>(grouped, n * stream_rs);
   };
   {
     ES_ASSIGN_OR_RETURN(auto reader, open_input());

@@ -60,6 +60,7 @@ struct EngineProgramTraits {
   bool by_destination = false;    // the grid can be scattered by destination block (Engine::scatter_grid_lines_as)
   bool one_way_on_symmetric = false;  // program_one_way_on_symmetric<P>(): each edge once per direction on a symmetric input
   bool active_bits = false;       // Engine<P>::kActiveBits: a grid run keeps a bit per vertex (active_bits_)
+  bool stream_active_bits = false;  // Engine<P>::kStreamActiveBits: so do keyed streams (K > 1)
 };
 
 class EngineBase {

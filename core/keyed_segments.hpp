@@ -77,8 +77,14 @@ class KeyedStreamIndex {
 /// Copies the n records of `in` (record_bytes each: 8 or 12, an edge stream's records) to `out`
 /// grouped by key(the vertex id at byte `vertex_offset` of the record: 4 = destination, 0 = source),
 /// keeping their order within a key, and sets ends as KeyedStreamIndex describes (ends.size() keys;
-/// every key must be below it). `in` and `out` must not overlap; n < 2^32.
-void group_segment(const std::byte* in, std::size_t n, std::size_t record_bytes, std::size_t vertex_offset,
-                   const DestinationKey& key, std::byte* out, std::span<std::uint32_t> ends);
+/// every key must be below it). `in` and `out` must not overlap; n < 2^32. Returns `out`.
+/// With `by_other`, each key's records are first ordered by their other vertex (the one at byte
+/// 4 - vertex_offset, which lies in the partition [key.base, key.base + key.count)) to within
+/// kOtherBuckets equal ranges of the partition: nearly sorted, so consecutive records' ids differ
+/// little (what the delta codec stores in few bits). `in` is scratch then, and the grouped records
+/// are returned there.
+inline constexpr unsigned kOtherBucketBits = 14;
+const std::byte* group_segment(std::byte* in, std::size_t n, std::size_t record_bytes, std::size_t vertex_offset,
+                               const DestinationKey& key, std::byte* out, std::span<std::uint32_t> ends, bool by_other);
 
 }  // namespace edgestream

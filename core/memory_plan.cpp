@@ -147,6 +147,16 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
   // Candidate partition counts, fewest first (each extra partition means update traffic on
   // storage): the forced count, or 1, 2, 4, ... and, once a power of two fits, the counts between it
   // and its half, so the smallest count that fits is found.
+  // The keyed streams' index (core/keyed_segments.hpp) at `segment` records per segment: every
+  // segment's key ends, and one partly used block per stream. Every stream's records: each edge
+  // once, or twice (undirected: both ways, unless the input holds the reverses itself; reverse
+  // edges: by source and by destination); each stream's last segment may be partial.
+  const auto keyed_index_bytes = [&](std::uint64_t partitions, std::uint64_t cache_partitions, std::uint64_t segment) {
+    const std::uint64_t records = input.edges * (input.symmetric_one_way ? 1 : directions);
+    const std::uint64_t streams = partitions * input.split_streams;
+    const std::uint64_t keys = cache_partitions + partitions;
+    return (records / segment + streams * (1 + KeyedStreamIndex::kSegmentsPerBlock)) * keys * 4;
+  };
   std::uint64_t smallest_need = UINT64_MAX;
   MemoryPlan smallest;
   auto try_partitions = [&](std::uint64_t wanted) -> std::optional<MemoryPlan> {
@@ -186,10 +196,24 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       plan.set_partition_size(size);
       plan.partitions = (vertices + size - 1) / size;
       plan.state_bytes = round_up(size * input.vertex_bytes, kIoAlignment);
-      // One bit per vertex of whole grid blocks (at most 2^16 vertices of padding).
-      plan.active_bytes = input.active_bits && plan.partitions == 1 ? round_up((size + (std::uint64_t{1} << 16)) / 8 + 8, kIoAlignment) : 0;
+      // One bit per vertex of a partition (the grid's: of whole blocks, at most 2^16 vertices of padding).
+      plan.active_bytes = (plan.partitions == 1 ? input.active_bits : input.stream_active_bits) ? round_up((size + (std::uint64_t{1} << 16)) / 8 + 8, kIoAlignment) : 0;
       set_write_chunk(attempt.write_chunk);
-      const std::uint64_t others = plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes;
+      // Second level: cache partitions of at most half the CPU cache, and enough of them to keep
+      // every worker busy.
+      unsigned cache_shift = ceil_log2(size);
+      const std::uint64_t cache_target = std::max<std::uint64_t>(options.cpu_cache_size / 2, 4096);
+      while (cache_shift > 6 && ((std::uint64_t{1} << cache_shift) * input.vertex_bytes > cache_target ||
+                                 (size >> cache_shift) < 8ULL * threads)) {
+        --cache_shift;
+      }
+      const std::uint64_t cache_partitions = (size + (std::uint64_t{1} << cache_shift) - 1) >> cache_shift;
+      // Shrunk write requests leave room for the keyed streams' index at full-size segments
+      // (with_keyed_streams), which would otherwise be planned away for a few KiB of requests.
+      const std::uint64_t keyed_index = plan.partitions > 1 && options.segment_records > 0 && input.edges > 0
+                                            ? keyed_index_bytes(plan.partitions, cache_partitions, std::min(attempt.batch, options.segment_records))
+                                            : 0;
+      const std::uint64_t others = plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes + plan.active_bytes + keyed_index;
       const std::uint64_t codec_fixed = framed ? threads * 1024 : 0;  // frame headers and codec slack
       if (plan.partitions > 1 && others + plan.writer_bytes + plan.codec_bytes > plan.budget && others + codec_fixed < plan.budget) {
         // Shrink the write requests (and frames) so that one per partition (times the depth, plus
@@ -204,16 +228,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
         smallest = plan;
       }
       if (plan.estimated_peak() <= plan.budget) {
-        // Second level: cache partitions of at most half the CPU cache, and enough of them to
-        // keep every worker busy.
-        unsigned cache_shift = ceil_log2(size);
-        const std::uint64_t cache_target = std::max<std::uint64_t>(options.cpu_cache_size / 2, 4096);
-        while (cache_shift > 6 && ((std::uint64_t{1} << cache_shift) * input.vertex_bytes > cache_target ||
-                                   (size >> cache_shift) < 8ULL * threads)) {
-          --cache_shift;
-        }
         plan.cache_shift = cache_shift;
-        plan.cache_partitions = (size + (std::uint64_t{1} << cache_shift) - 1) >> cache_shift;
+        plan.cache_partitions = cache_partitions;
         return plan;
       }
     }
@@ -354,17 +370,10 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     if (plan.partitions <= 1 || options.segment_records == 0 || input.edges == 0) return plan;
     const std::uint64_t rs = input.stream_record_bytes;
     const std::uint64_t buffers = plan.partitions * input.split_streams + threads;
-    // Every stream's records: each edge once, or twice (undirected: both ways, unless the input
-    // holds the reverses itself; reverse edges: by source and by destination); each stream's last
-    // segment may be partial.
-    const std::uint64_t records = input.edges * (input.symmetric_one_way ? 1 : directions);
-    const std::uint64_t streams = plan.partitions * input.split_streams;
-    const std::uint64_t keys = plan.cache_partitions + plan.partitions;
     std::uint64_t segment = std::min(plan.batch_records, options.segment_records);
     for (; segment >= std::min(kMinSegmentRecords, options.segment_records); segment /= 2) {
       const std::uint64_t split = buffers * segment * rs;
-      // The ends, and one partly used block per stream (core/keyed_segments.hpp).
-      const std::uint64_t index = (records / segment + streams * (1 + KeyedStreamIndex::kSegmentsPerBlock)) * keys * 4;
+      const std::uint64_t index = keyed_index_bytes(plan.partitions, plan.cache_partitions, segment);
       const std::uint64_t beyond_state = split > plan.state_bytes ? split - plan.state_bytes : 0;
       if (plan.estimated_peak() + index + beyond_state <= plan.budget) {
         plan.segment_records = segment;

@@ -50,6 +50,7 @@ struct MemoryPlanInput {
   std::size_t stream_record_bytes = 8;   // bytes of one K > 1 edge stream record (8, or 12 with the weight)
   std::uint64_t planned_supersteps = 0;  // known in advance (fixed iteration counts); 0 = not known
   bool active_bits = false;              // the program tells active vertices: K = 1 keeps a bit per vertex
+  bool stream_active_bits = false;       // ... and K > 1 (keyed streams) keeps one per vertex of a partition
 };
 
 struct MemoryPlan {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <numeric>
@@ -45,7 +46,7 @@ TEST_CASE("keyed segments: group_segment groups records by key, in order within 
       }
       std::vector<std::byte> out(n * rs);
       std::vector<std::uint32_t> ends(keys);
-      group_segment(in.data(), n, rs, offset, key, out.data(), ends);
+      REQUIRE(group_segment(in.data(), n, rs, offset, key, out.data(), ends, /*by_other=*/false) == out.data());
       // Expected: the records stably sorted by key.
       auto key_of_record = [&](const std::byte* record) {
         VertexId v = 0;
@@ -68,6 +69,73 @@ TEST_CASE("keyed segments: group_segment groups records by key, in order within 
       }
       CHECK(ends[12] == ends[13]);  // no records of the partition's own key
       CHECK(ends[11] > 0);
+    }
+  }
+}
+
+TEST_CASE("keyed segments: by_other orders each key's records by their other vertex", "[keyed_streams]") {
+  // As above; the other vertex lies in the partition [3000, 6000), whose 3000 ids are fewer than
+  // 2^kOtherBucketBits ranges: exactly sorted by it within a key, stably (the weight word holds the
+  // input index). A partition of 2^20 ids: sorted to within ranges of 2^(20 - kOtherBucketBits).
+  MemoryPlan plan;
+  std::mt19937 rng(11);
+  for (const std::uint64_t count : {std::uint64_t{3000}, std::uint64_t{1} << 20}) {
+    plan.set_partition_size(count);
+    const unsigned cache_shift = count == 3000 ? 8 : 17;  // 12 or 8 cache keys, then 4 partition keys
+    const std::uint64_t cache_keys = (count + (std::uint64_t{1} << cache_shift) - 1) >> cache_shift;
+    const DestinationKey key{count, count, cache_shift, cache_keys, plan.partition_size, plan.partition_magic};
+    const std::size_t keys = cache_keys + 4;
+    const auto span_bits = static_cast<unsigned>(std::bit_width(count - 1));
+    const std::uint64_t range = std::uint64_t{1} << (span_bits > kOtherBucketBits ? span_bits - kOtherBucketBits : 0);  // 1 or 64
+    for (const std::size_t rs : {std::size_t{8}, std::size_t{12}}) {
+      for (const std::size_t offset : {std::size_t{0}, std::size_t{4}}) {
+        INFO("partition of " << count << ", record bytes " << rs << ", key vertex at byte " << offset);
+        const std::size_t n = 7000;
+        std::vector<std::byte> in(n * rs);
+        for (std::size_t i = 0; i < n; ++i) {
+          const auto keyed = static_cast<VertexId>(i % 5 == 0 ? count + rng() % count : rng() % (4 * count));
+          const auto other = static_cast<VertexId>(count + rng() % count);
+          const auto index = static_cast<VertexId>(i);
+          std::memcpy(in.data() + i * rs + offset, &keyed, 4);
+          std::memcpy(in.data() + i * rs + (4 - offset), &other, 4);
+          if (rs == 12) std::memcpy(in.data() + i * rs + 8, &index, 4);
+        }
+        std::vector<std::byte> plain(n * rs);
+        std::vector<std::uint32_t> plain_ends(keys);
+        std::vector<std::byte> copy = in;
+        group_segment(copy.data(), n, rs, offset, key, plain.data(), plain_ends, /*by_other=*/false);
+        std::vector<std::byte> scratch(n * rs);
+        std::vector<std::uint32_t> ends(keys);
+        const std::byte* grouped = group_segment(in.data(), n, rs, offset, key, scratch.data(), ends, /*by_other=*/true);
+        REQUIRE(grouped == in.data());
+        CHECK(ends == plain_ends);  // the same keys' records
+        auto field = [&](const std::byte* records, std::size_t i, std::size_t at) {
+          VertexId v = 0;
+          std::memcpy(&v, records + i * rs + at, 4);
+          return v;
+        };
+        for (std::size_t k = 0; k < keys; ++k) {
+          const std::uint32_t begin = k == 0 ? 0 : ends[k - 1];
+          // A permutation of the key's records ...
+          std::vector<std::uint64_t> want;
+          std::vector<std::uint64_t> got;
+          for (std::uint32_t i = begin; i < ends[k]; ++i) {
+            want.push_back(std::uint64_t{field(plain.data(), i, 0)} << 32 | field(plain.data(), i, 4));
+            got.push_back(std::uint64_t{field(grouped, i, 0)} << 32 | field(grouped, i, 4));
+            CHECK(key(field(grouped, i, offset)) == k);
+          }
+          std::sort(want.begin(), want.end());
+          std::sort(got.begin(), got.end());
+          REQUIRE(got == want);
+          // ... ordered by the other vertex's range, input order within one range.
+          for (std::uint32_t i = begin + 1; i < ends[k]; ++i) {
+            const std::uint64_t a = (field(grouped, i - 1, 4 - offset) - count) / range;
+            const std::uint64_t b = (field(grouped, i, 4 - offset) - count) / range;
+            REQUIRE(a <= b);
+            if (rs == 12 && a == b) REQUIRE(field(grouped, i - 1, 8) < field(grouped, i, 8));
+          }
+        }
+      }
     }
   }
 }
