@@ -2,8 +2,10 @@
 #include "compress/delta_codec.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
+#include <utility>
 
 namespace edgestream {
 namespace {
@@ -38,6 +40,31 @@ std::uint32_t zigzag(std::uint32_t difference) {
 std::uint32_t unzigzag(std::uint32_t z) { return (z >> 1) ^ (0U - (z & 1U)); }
 
 std::size_t packed_bytes(std::size_t count, unsigned width) { return (count * width + 7) / 8; }
+
+// Decodes `count` differences packed at kWidth bits from `in` (which has at least
+// packed_bytes(count, kWidth) + 8 bytes: every 8-byte load stays inside) into every `stride`-th
+// word of `to`, running on from `prev`; returns the last word. The width a constant, so that the
+// shifts and byte offsets of each group of 8 values are too.
+template <unsigned kWidth>
+std::uint32_t unpack(const std::byte* in, std::size_t count, std::uint32_t prev, std::byte* to, std::size_t stride) {
+  constexpr std::uint64_t kMask = (std::uint64_t{1} << kWidth) - 1;
+  for (std::size_t i = 0; i < count; ++i, to += stride) {
+    const std::size_t bit = i * kWidth;
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, in + bit / 8, 8);
+    if constexpr (std::endian::native == std::endian::big) bits = __builtin_bswap64(bits);
+    prev += unzigzag(static_cast<std::uint32_t>((bits >> (bit % 8)) & kMask));
+    store_word(to, prev);
+  }
+  return prev;
+}
+
+using Unpack = std::uint32_t (*)(const std::byte*, std::size_t, std::uint32_t, std::byte*, std::size_t);
+template <std::size_t... kWidths>
+constexpr std::array<Unpack, sizeof...(kWidths)> unpackers(std::index_sequence<kWidths...>) {
+  return {&unpack<static_cast<unsigned>(kWidths)>...};
+}
+constexpr std::array<Unpack, 33> kUnpack = unpackers(std::make_index_sequence<33>{});
 
 }  // namespace
 
@@ -115,13 +142,7 @@ Status DeltaCodec::decompress(std::span<const std::byte> stored, std::span<std::
       std::uint32_t prev = previous[j];
       std::byte* to = block + 4 * j;
       if (available >= bytes + 8) {  // every 8-byte load inside the stored chunk
-        for (std::size_t i = 0, bit = 0; i < count; ++i, bit += width, to += record) {
-          std::uint64_t bits = 0;
-          std::memcpy(&bits, in + bit / 8, 8);
-          if constexpr (std::endian::native == std::endian::big) bits = __builtin_bswap64(bits);
-          prev += unzigzag(static_cast<std::uint32_t>((bits >> (bit % 8)) & mask));
-          store_word(to, prev);
-        }
+        prev = kUnpack[width](in, count, prev, to, record);
       } else {
         for (std::size_t i = 0, bit = 0; i < count; ++i, bit += width, to += record) {
           const std::uint64_t bits = load_bits(in + bit / 8, available - bit / 8);

@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <chrono>
@@ -383,9 +384,10 @@ class Engine : private EngineBase {
     const std::uint64_t covered = grid_on_disk_ ? std::uint64_t{blocks} << shift : count_;
     const std::uint64_t words = (covered + 63) / 64;
     active_bits_.resize(words);  // every word is written below
+    active_words_.assign((words + 63) / 64, 0);
     const Vertex* st = states();
     const std::uint64_t n = count_;
-    constexpr std::uint64_t kWordsPerTask = 4096;
+    constexpr std::uint64_t kWordsPerTask = 4096;  // whole words of active_words_ per task
     pool_->run((words + kWordsPerTask - 1) / kWordsPerTask, [&](std::size_t t, unsigned) {
       const std::uint64_t last = std::min(words, (t + 1) * kWordsPerTask);
       for (std::uint64_t w = t * kWordsPerTask; w < last; ++w) {
@@ -394,6 +396,7 @@ class Engine : private EngineBase {
         std::uint64_t bits = 0;
         for (std::uint64_t v = first; v < end; ++v) bits |= std::uint64_t{program_.active(st[v], s) ? 1U : 0U} << (v - first);
         active_bits_[w] = bits;
+        active_words_[w / 64] |= std::uint64_t{bits != 0 ? 1U : 0U} << (w % 64);
       }
     });
     for (std::size_t b = 0; b < blocks; ++b) {
@@ -1218,14 +1221,17 @@ class Engine : private EngineBase {
       const std::uint64_t count = count_;
       const std::byte* const at = records - lo * rs;  // record i of the segment at at + i * rs
       // kStreamActiveBits: a record whose reading vertex's bit is clear emits nothing; its state is not
-      // read (a stream is either forward or reverse: one reading vertex per record).
+      // read (a stream is either forward or reverse: one reading vertex per record). The word's
+      // summary bit first (cache-resident), then the vertex's.
       const std::uint64_t* const bits = active_bits_.data();
+      const std::uint64_t* const words = active_words_.data();
+      auto active = [bits, words](std::uint64_t v) { return active_bit(words, static_cast<VertexId>(v >> 6)) && active_bit(bits, static_cast<VertexId>(v)); };
       for (std::uint64_t i = c.lo; i < c.hi; ++i) {
         if (i + kStreamPrefetchDistance < c.hi) {
           const Edge ahead = decode_edge(at + (i + kStreamPrefetchDistance) * rs, type);
           const std::uint64_t from = (mode.forward ? ahead.src : ahead.dst) - base;
           if constexpr (kStreamActiveBits) {
-            if (from < count && active_bit(bits, static_cast<VertexId>(from))) __builtin_prefetch(st + from);
+            if (from < count && active(from)) __builtin_prefetch(st + from);
           } else {
             if (from < count) __builtin_prefetch(st + from);
           }
@@ -1241,7 +1247,7 @@ class Engine : private EngineBase {
           break;
         }
         if constexpr (kStreamActiveBits) {
-          if (!active_bit(bits, static_cast<VertexId>(reader - base))) continue;
+          if (!active(static_cast<std::uint64_t>(reader) - base)) continue;
         }
         if (mode.forward) program_.scatter(st[e.src - base], e, s, emit);
         if constexpr (kReverse) {
@@ -1271,16 +1277,27 @@ class Engine : private EngineBase {
         const std::uint64_t base = base_;
         // kStreamActiveBits: a vertex changed here gets its bit, so that its records in the pieces after
         // this one scatter its new state, as without the bits (the key's cache partition is the
-        // task's own: whole 64-bit words when it spans at least 64 vertices).
+        // task's own: whole 64-bit words when it spans at least 64 vertices; its summary bits are
+        // set atomically when other partitions' share their word).
         std::uint64_t* const bits = active_bits_.data();
+        std::uint64_t* const words = active_words_.data();
         const bool track = plan_.cache_shift >= 6;
+        const bool own_words = plan_.cache_shift >= 12;
         for_each_run([&](const Entry* data, std::size_t n) {
           for (std::size_t i = 0; i < n; ++i) {
             const std::uint64_t v = data[i].target - base;
             if (program_.gather(data[i].target, apply_to[v], data[i].value, s)) {
               ++changed;
               if constexpr (kStreamActiveBits) {
-                if (track) bits[v >> 6] |= std::uint64_t{1} << (v & 63);
+                if (track) {
+                  bits[v >> 6] |= std::uint64_t{1} << (v & 63);
+                  const std::uint64_t word_bit = std::uint64_t{1} << ((v >> 6) & 63);
+                  if (own_words) {
+                    words[v >> 12] |= word_bit;
+                  } else {
+                    std::atomic_ref<std::uint64_t>(words[v >> 12]).fetch_or(word_bit, std::memory_order_relaxed);
+                  }
+                }
               }
             }
           }

@@ -252,10 +252,14 @@ class EngineBase {
   bool grid_halved_ = false;
   std::uint64_t grid_records_ = 0;  // records in the grid (place_buckets): the input's, or fewer when halved
   std::vector<std::uint8_t> block_active_; // ProgramWithActive: per block of the current partition
-  // Engine<P>::kActiveBits with the grid (K = 1): bit v = vertex v may emit in this superstep (active
-  // at its start, or changed since by a gather of the task that owns it). The grid scatters skip the
-  // records whose vertices' bits are clear without reading their states (Engine::active_bit).
+  // Engine<P>::kActiveBits with the grid (K = 1), kStreamActiveBits with keyed streams (K > 1): bit
+  // v = vertex base_ + v may emit in this superstep (active at its start, or changed since by a
+  // gather of the task that owns it). The scatters skip the records whose vertices' bits are clear
+  // without reading their states (Engine::active_bit).
   std::vector<std::uint64_t> active_bits_;
+  // Bit w = word w of active_bits_ is not zero: 1/64 of its size (16 KiB for 8 Mi vertices), what the
+  // keyed scatter tests first (a cache-resident test; most records of a sparse superstep stop there).
+  std::vector<std::uint64_t> active_words_;
   std::uint64_t partition_ = 0;
   std::uint64_t base_ = 0;
   std::uint64_t count_ = 0;

@@ -196,8 +196,10 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       plan.set_partition_size(size);
       plan.partitions = (vertices + size - 1) / size;
       plan.state_bytes = round_up(size * input.vertex_bytes, kIoAlignment);
-      // One bit per vertex of a partition (the grid's: of whole blocks, at most 2^16 vertices of padding).
-      plan.active_bytes = (plan.partitions == 1 ? input.active_bits : input.stream_active_bits) ? round_up((size + (std::uint64_t{1} << 16)) / 8 + 8, kIoAlignment) : 0;
+      // One bit per vertex of a partition (the grid's: of whole blocks, at most 2^16 vertices of
+      // padding), and one per 64 of them (Engine::active_words_).
+      const std::uint64_t bit_bytes = (size + (std::uint64_t{1} << 16)) / 8 + 8;
+      plan.active_bytes = (plan.partitions == 1 ? input.active_bits : input.stream_active_bits) ? round_up(bit_bytes + bit_bytes / 64 + 8, kIoAlignment) : 0;
       set_write_chunk(attempt.write_chunk);
       // Second level: cache partitions of at most half the CPU cache, and enough of them to keep
       // every worker busy.
