@@ -94,9 +94,10 @@ po::options_description make_options() {
        "K > 1: records per segment of the edge streams, each segment grouped by the key its updates go to "
        "(default: the batch size, fewer when the budget asks; 0 = the streams in input order, for comparisons)")
       ("edges_codec", po::value<std::string>()->default_value("none"),
-       "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy")
+       "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy, delta "
+       "(ids as bit-packed differences: for slow volumes)")
       ("updates_codec", po::value<std::string>()->default_value("none"),
-       "codec of the update streams: none, zlib[:1-9], snappy")
+       "codec of the update streams: none, zlib[:1-9], snappy, delta")
       ("no_scratch_checksums",
        "with codec none, write scratch streams unframed (no crc32 per chunk; a damaged byte goes undetected)")
       ("output", po::value<std::string>(), "per-vertex results as text, one line per vertex")

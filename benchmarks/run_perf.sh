@@ -19,7 +19,8 @@
 # PROBE_SECONDS=2, COST=1 (0: skip the single-thread baselines), XSTREAM= (X-Stream's
 # benchmark_driver), XSTREAM_BLOCK_MEM=1 (0: X-Stream's out-of-core runs without block_mem),
 # TIMEOUT=3600 (seconds per run), and the budgets MEM_BUDGET=4G, OOC_BUDGET=256M, BIG_OOC_BUDGET=1G,
-# BIG_ALL_BUDGET=96M.
+# BIG_ALL_BUDGET=96M; CODEC=none (the engine's stream codecs, as benchmarks/sweep --codec takes them:
+# e.g. delta/none = --edges_codec delta --updates_codec none; they matter with K > 1 only).
 #
 # X-Stream reads through the page cache: out of core (every workload but mem) it runs while
 # build/block_mem pins all memory but its budget + 768 MiB, so that the graph cannot sit in the
@@ -101,7 +102,7 @@ for w in $workloads; do
   for a in $algorithms; do
     g=$(graph_for "$s" "$a")
     benchmarks/sweep --out "$out/$w" --volume "work=$work" --graph "$g" --algorithm "$a" --memory "$budget" \
-      --read-chunk "$chunk" --io-depth "$depth" --codec none --reps "$reps" --threads "$threads" \
+      --read-chunk "$chunk" --io-depth "$depth" --codec "${CODEC:-none}" --reps "$reps" --threads "$threads" \
       --timeout "${TIMEOUT:-3600}" --driver-args "$(driver_args_for "$a")" --probe "work=$out/probe.csv"
   done
 done
