@@ -80,9 +80,9 @@ class KeyedStreamIndex {
 /// every key must be below it). `in` and `out` must not overlap; n < 2^32. Returns `out`.
 /// With `by_other`, each key's records are first ordered by their other vertex (the one at byte
 /// 4 - vertex_offset, which lies in the partition [key.base, key.base + key.count)) to within
-/// kOtherBuckets equal ranges of the partition: nearly sorted, so consecutive records' ids differ
-/// little (what the delta codec stores in few bits). `in` is scratch then, and the grouped records
-/// are returned there.
+/// 2^kOtherBucketBits equal ranges of the partition, input order within a range: nearly sorted, so
+/// consecutive records' ids differ little (what the delta codec stores in few bits). `in` is
+/// scratch then, and the grouped records are returned there.
 inline constexpr unsigned kOtherBucketBits = 14;
 const std::byte* group_segment(std::byte* in, std::size_t n, std::size_t record_bytes, std::size_t vertex_offset,
                                const DestinationKey& key, std::byte* out, std::span<std::uint32_t> ends, bool by_other);
