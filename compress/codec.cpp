@@ -31,6 +31,11 @@ std::string codec_name(const CodecSpec& spec) {
 
 std::string codec_list() { return "none, zlib (zlib:1 .. zlib:9; zlib = zlib:1), snappy, delta"; }
 
+CodecSpec for_records(CodecSpec spec, std::size_t record_bytes) {
+  if (spec.id == CodecId::kDelta) spec.level = static_cast<int>(record_bytes);
+  return spec;
+}
+
 std::unique_ptr<Codec> make_codec(const CodecSpec& spec) {
   switch (spec.id) {
     case CodecId::kZlib: return std::make_unique<ZlibCodec>(spec.level);

@@ -41,6 +41,9 @@ inline constexpr int kDefaultZlibLevel = 1;
 Expected<CodecSpec> parse_codec(const std::string& option, const std::string& text);
 /// "none", "zlib:1", "snappy", "delta": the canonical name (what parse_codec accepts back).
 std::string codec_name(const CodecSpec& spec);
+/// `spec` for a stream of `record_bytes`-byte records: the delta codec is told their size (its
+/// level), every other spec is returned as it is.
+CodecSpec for_records(CodecSpec spec, std::size_t record_bytes);
 /// The codec names for usage messages.
 std::string codec_list();
 

@@ -7,32 +7,12 @@
 #include <cstring>
 #include <utility>
 
+#include "compress/little_endian.hpp"
+
 namespace edgestream {
 namespace {
 
 constexpr std::size_t kMaxWords = 4;
-
-std::uint32_t load_word(const std::byte* p) {
-  std::uint32_t v = 0;
-  std::memcpy(&v, p, 4);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  return v;
-}
-void store_word(std::byte* p, std::uint32_t v) {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  std::memcpy(p, &v, 4);
-}
-// The 8 bytes at p as a little-endian value; only `available` (< 8) of them when the input ends sooner.
-std::uint64_t load_bits(const std::byte* p, std::size_t available) {
-  std::uint64_t v = 0;
-  if (available >= 8) {
-    std::memcpy(&v, p, 8);
-    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-    return v;
-  }
-  for (std::size_t i = 0; i < available; ++i) v |= std::uint64_t{std::to_integer<std::uint8_t>(p[i])} << (8 * i);
-  return v;
-}
 
 std::uint32_t zigzag(std::uint32_t difference) {
   return (difference << 1) ^ static_cast<std::uint32_t>(static_cast<std::int32_t>(difference) >> 31);
@@ -50,11 +30,8 @@ std::uint32_t unpack(const std::byte* in, std::size_t count, std::uint32_t prev,
   constexpr std::uint64_t kMask = (std::uint64_t{1} << kWidth) - 1;
   for (std::size_t i = 0; i < count; ++i, to += stride) {
     const std::size_t bit = i * kWidth;
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, in + bit / 8, 8);
-    if constexpr (std::endian::native == std::endian::big) bits = __builtin_bswap64(bits);
-    prev += unzigzag(static_cast<std::uint32_t>((bits >> (bit % 8)) & kMask));
-    store_word(to, prev);
+    prev += unzigzag(static_cast<std::uint32_t>((load_le64(in + bit / 8) >> (bit % 8)) & kMask));
+    store_le32(to, prev);
   }
   return prev;
 }
@@ -90,7 +67,7 @@ Expected<std::size_t> DeltaCodec::compress(std::span<const std::byte> raw, std::
       std::uint32_t any = 0;
       std::uint32_t prev = previous[j];
       for (std::size_t i = 0; i < count; ++i) {
-        const std::uint32_t v = load_word(raw.data() + (first + i) * record + 4 * j);
+        const std::uint32_t v = load_le32(raw.data() + (first + i) * record + 4 * j);
         z[i] = zigzag(v - prev);
         any |= z[i];
         prev = v;
@@ -145,9 +122,8 @@ Status DeltaCodec::decompress(std::span<const std::byte> stored, std::span<std::
         prev = kUnpack[width](in, count, prev, to, record);
       } else {
         for (std::size_t i = 0, bit = 0; i < count; ++i, bit += width, to += record) {
-          const std::uint64_t bits = load_bits(in + bit / 8, available - bit / 8);
-          prev += unzigzag(static_cast<std::uint32_t>((bits >> (bit % 8)) & mask));
-          store_word(to, prev);
+          prev += unzigzag(static_cast<std::uint32_t>((load_le64(in + bit / 8, available - bit / 8) >> (bit % 8)) & mask));
+          store_le32(to, prev);
         }
       }
       previous[j] = prev;

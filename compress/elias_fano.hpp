@@ -19,6 +19,8 @@
 #include <span>
 #include <utility>
 
+#include "compress/little_endian.hpp"
+
 namespace edgestream {
 
 /// How n values spanning `range` (last - first) are laid out.
@@ -38,19 +40,6 @@ EliasFanoLayout elias_fano_layout(std::uint64_t n, std::uint32_t range);
 void elias_fano_encode(std::span<const std::uint32_t> values, const EliasFanoLayout& layout, std::span<std::byte> out);
 
 namespace elias_fano_detail {
-// Little-endian load of 8 bytes at p, of which only `available` may be read (the rest is taken as
-// zero). The usual case is one unaligned load; a variable-length memcpy would be a library call.
-inline std::uint64_t load(const std::byte* p, std::size_t available) {
-  std::uint64_t word = 0;
-  if (available >= 8) {
-    std::memcpy(&word, p, 8);
-    if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
-    return word;
-  }
-  for (std::size_t k = 0; k < available; ++k) word |= std::uint64_t{std::to_integer<std::uint8_t>(p[k])} << (8 * k);
-  return word;
-}
-
 // For each byte of the high part: the positions of its set bits, the k-th minus k (so that value
 // i + k's high part is 8 * byte index - i + kBitsOf[byte][k]), and how many there are. 8 KiB.
 struct HighByteTable {
@@ -85,9 +74,7 @@ void low_pass(const std::byte* data, std::size_t size, std::uint64_t n, std::uin
   const std::uint64_t safe = size >= kLastLoad + 8 ? (size - kLastLoad - 8) / L + 1 : 0;
   const std::uint64_t groups = std::min<std::uint64_t>(n / 8, safe);
   auto value = [&]<unsigned K>(const std::byte* group, std::uint64_t i) {
-    std::uint64_t word;
-    std::memcpy(&word, group + (K * L) / 8, 8);
-    if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
+    const std::uint64_t word = load_le64(group + (K * L) / 8);
     store(i, first + static_cast<std::uint32_t>((std::uint64_t{high[i]} << L) | ((word >> ((K * L) % 8)) & kMask)));
   };
   for (std::uint64_t g = 0; g < groups; ++g) {
@@ -99,7 +86,7 @@ void low_pass(const std::byte* data, std::size_t size, std::uint64_t n, std::uin
   }
   for (std::uint64_t i = groups * 8, bit = groups * 8 * L; i < n; ++i, bit += L) {
     const std::size_t byte = bit >> 3;  // < ceil(n * L / 8) <= size
-    store(i, first + static_cast<std::uint32_t>((std::uint64_t{high[i]} << L) | ((load(data + byte, size - byte) >> (bit & 7)) & kMask)));
+    store(i, first + static_cast<std::uint32_t>((std::uint64_t{high[i]} << L) | ((load_le64(data + byte, size - byte) >> (bit & 7)) & kMask)));
   }
 }
 

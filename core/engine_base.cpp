@@ -200,8 +200,7 @@ Status EngineBase::split_input() {
   // Frames of whole records (write_chunk is a multiple of 8, not of 12), so that the delta codec
   // sees every frame's words in their places; it is told the records' size.
   const std::size_t frame_bytes = plan_.io.write_chunk / stream_rs * stream_rs;
-  CodecSpec codec = options_.edges_codec;
-  if (codec.id == CodecId::kDelta) codec.level = static_cast<int>(stream_rs);
+  const CodecSpec codec = for_records(options_.edges_codec, stream_rs);
   std::vector<IoCounters> counters(K_);
   std::vector<std::unique_ptr<FramedWriter>> writers;
   std::vector<std::unique_ptr<FramedWriter>> reverse_writers;

@@ -23,6 +23,15 @@ namespace {
 using namespace edgestream;
 using namespace edgestream::test;
 
+// Record i of `records` (rs bytes each): the keyed vertex at byte `offset`, the other at 4 - offset,
+// and with rs = 12 `weight` as the third word.
+void put_record(std::vector<std::byte>& records, std::size_t i, std::size_t rs, std::size_t offset, VertexId keyed, VertexId other,
+                std::uint32_t weight) {
+  std::memcpy(records.data() + i * rs + offset, &keyed, 4);
+  std::memcpy(records.data() + i * rs + (4 - offset), &other, 4);
+  if (rs == 12) std::memcpy(records.data() + i * rs + 8, &weight, 4);
+}
+
 TEST_CASE("keyed segments: group_segment groups records by key, in order within a key", "[keyed_streams]") {
   // Partition 1 of 4 partitions of 3000 vertices, cache partitions of 256: keys 0..11 are its own
   // vertices, 12..15 the partitions (12 + 1 never occurs: those vertices have cache keys).
@@ -40,9 +49,7 @@ TEST_CASE("keyed segments: group_segment groups records by key, in order within 
         // The other field holds the record's index: order within a key is visible.
         const auto keyed = static_cast<VertexId>(i % 7 == 0 ? 3000 + rng() % 3000 : rng() % 12000);
         const auto index = static_cast<VertexId>(i);
-        std::memcpy(in.data() + i * rs + offset, &keyed, 4);
-        std::memcpy(in.data() + i * rs + (4 - offset), &index, 4);
-        if (rs == 12) std::memcpy(in.data() + i * rs + 8, &index, 4);
+        put_record(in, i, rs, offset, keyed, index, index);
       }
       std::vector<std::byte> out(n * rs);
       std::vector<std::uint32_t> ends(keys);
@@ -95,10 +102,7 @@ TEST_CASE("keyed segments: by_other orders each key's records by their other ver
         for (std::size_t i = 0; i < n; ++i) {
           const auto keyed = static_cast<VertexId>(i % 5 == 0 ? count + rng() % count : rng() % (4 * count));
           const auto other = static_cast<VertexId>(count + rng() % count);
-          const auto index = static_cast<VertexId>(i);
-          std::memcpy(in.data() + i * rs + offset, &keyed, 4);
-          std::memcpy(in.data() + i * rs + (4 - offset), &other, 4);
-          if (rs == 12) std::memcpy(in.data() + i * rs + 8, &index, 4);
+          put_record(in, i, rs, offset, keyed, other, static_cast<std::uint32_t>(i));  // the weight: the input index
         }
         std::vector<std::byte> plain(n * rs);
         std::vector<std::uint32_t> plain_ends(keys);

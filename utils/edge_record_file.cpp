@@ -26,9 +26,7 @@ Expected<EdgeRecordWriter> EdgeRecordWriter::create_framed(const std::filesystem
   }
   ES_ASSIGN_OR_RETURN(EdgeRecordWriter w, create(path, type));
   if (codec.enabled()) {
-    CodecSpec spec = codec;
-    if (spec.id == CodecId::kDelta && spec.level == 0) spec.level = static_cast<int>(edge_record_size(type));  // its records' words
-    w.codec_ = make_codec(spec);
+    w.codec_ = make_codec(for_records(codec, edge_record_size(type)));
     w.frame_.resize(frame_bytes);
     w.encoded_.resize(max_frame_bytes(*w.codec_, frame_bytes));
   }
