@@ -164,6 +164,28 @@ class Engine : private EngineBase {
     input.entry_bytes = sizeof(Entry);
     if constexpr (ProgramWithPlannedSupersteps<P>) input.planned_supersteps = program_.planned_supersteps();
     ES_RETURN_IF_ERROR(plan_run(input));
+    std::uint64_t state_vertices = std::min<std::uint64_t>(graph_.vertices, plan_.partition_vertices());
+    if (plan_.grid_window_bytes > 0) state_vertices = grid_padded_vertices();  // whole blocks (scatter_grid_as)
+    state_ = AlignedBuffer::huge(std::max<std::uint64_t>(plan_.state_bytes, state_vertices * sizeof(Vertex)));
+    if (K_ == 1) {
+      make_workers();
+      // With room for the input, read (and check) it once now; supersteps then stream memory.
+      if (plan_.edge_cache_bytes > 0 && graph_.edges > 0) return load_edge_cache();
+      // Without room for them, as a grid on disk when the plan has one (read back every superstep).
+      if (plan_.grid_window_bytes > 0 && graph_.edges > 0) return build_disk_grid();
+      return Status::ok();
+    }
+
+    // K > 1: the split pass stages records in the workers' planned room (EngineBase::split_input);
+    // their buffers are made after it.
+    ES_RETURN_IF_ERROR(open_streams());
+    ES_RETURN_IF_ERROR(split_input());
+    make_workers();
+    return input_checked();
+  }
+
+  // Each worker's batch buffers (the plan's worker term), and its frame buffer.
+  void make_workers() {
     workers_.resize(plan_.threads);
     const std::size_t per_task = plan_.batch_records * (kTwoWay ? 2 : 1) * P::kMaxEmitsPerEdge;
     for (std::size_t i = 0; i < workers_.size(); ++i) {
@@ -182,20 +204,6 @@ class Engine : private EngineBase {
         w.touched.reserve(plan_.combiner_slots);
       }
     }
-    std::uint64_t state_vertices = std::min<std::uint64_t>(graph_.vertices, plan_.partition_vertices());
-    if (plan_.grid_window_bytes > 0) state_vertices = grid_padded_vertices();  // whole blocks (scatter_grid_as)
-    state_ = AlignedBuffer::huge(std::max<std::uint64_t>(plan_.state_bytes, state_vertices * sizeof(Vertex)));
-    if (K_ == 1) {
-      // With room for the input, read (and check) it once now; supersteps then stream memory.
-      if (plan_.edge_cache_bytes > 0 && graph_.edges > 0) return load_edge_cache();
-      // Without room for them, as a grid on disk when the plan has one (read back every superstep).
-      if (plan_.grid_window_bytes > 0 && graph_.edges > 0) return build_disk_grid();
-      return Status::ok();
-    }
-
-    ES_RETURN_IF_ERROR(open_streams());
-    ES_RETURN_IF_ERROR(split_input());
-    return input_checked();
   }
 
   // ---- supersteps -------------------------------------------------------------------------
@@ -933,9 +941,10 @@ class Engine : private EngineBase {
           // Undirected on a symmetric input: a grid of whole records scatters each record one way
           // (its reverse record does the other); a halved grid keeps only one of the two, both ways.
           const bool both_ways = !symmetric_one_way_ || grid_halved_;
-          // kActiveBits: the active vertex bits. A vertex this task changes gets its bit, so
-          // that its later records in this superstep scatter its new state, as without the bits;
-          // only when the task owns whole 64-bit words of bits (blocks of at least 64 vertices).
+          // kActiveBits: the active vertex bits. A vertex this task changes gets its bit when its
+          // new state is active (bfs: a vertex reached now is not), so that its later records in
+          // this superstep scatter its new state, as without the bits; only when the task owns
+          // whole 64-bit words of bits (blocks of at least 64 vertices).
           // (A vertex changed by a routed update keeps a clear bit until the next superstep: its
           // records skipped before then are as if scattered before that update, which they may be.)
           std::uint64_t* const bits = active_bits_.data();
@@ -946,7 +955,7 @@ class Engine : private EngineBase {
               if (program_.gather(target, st[target], u, superstep)) {
                 ++changed;
                 if constexpr (kActiveBits) {
-                  if (track) bits[target >> 6] |= std::uint64_t{1} << (target & 63);
+                  if (track && program_.active(st[target], superstep)) bits[target >> 6] |= std::uint64_t{1} << (target & 63);
                 }
               }
               ++direct;
@@ -1275,8 +1284,9 @@ class Engine : private EngineBase {
       if (group.key < cache_keys_) {
         std::uint64_t changed = 0;
         const std::uint64_t base = base_;
-        // kStreamActiveBits: a vertex changed here gets its bit, so that its records in the pieces after
-        // this one scatter its new state, as without the bits (the key's cache partition is the
+        // kStreamActiveBits: a vertex changed here gets its bit when its new state is active (bfs: a
+        // vertex reached now is not; rmat24's superstep 1 reaches 8.5 M), so that its records in the
+        // pieces after this one scatter its new state, as without the bits (the key's cache partition is the
         // task's own: whole 64-bit words when it spans at least 64 vertices; its summary bits are
         // set atomically when other partitions' share their word).
         std::uint64_t* const bits = active_bits_.data();
@@ -1289,7 +1299,7 @@ class Engine : private EngineBase {
             if (program_.gather(data[i].target, apply_to[v], data[i].value, s)) {
               ++changed;
               if constexpr (kStreamActiveBits) {
-                if (track) {
+                if (track && program_.active(apply_to[v], s)) {
                   bits[v >> 6] |= std::uint64_t{1} << (v & 63);
                   const std::uint64_t word_bit = std::uint64_t{1} << ((v >> 6) & 63);
                   if (own_words) {

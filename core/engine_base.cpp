@@ -4,6 +4,7 @@
 #include "core/engine_base.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <future>
@@ -38,6 +39,13 @@ constexpr std::size_t kStagedReadAhead = 4;
 // Staged blocks a staging task has written or in flight at once (build_staged): while one is
 // written the task encodes the next, instead of waiting for storage with a core idle.
 constexpr std::uint64_t kStagingWritesPerTask = 2;
+// The split pass (EngineBase::split_input) takes a run of input records in steps of at most this
+// many records (as many as its staging areas fit in the workers' planned room), at least the minimum.
+constexpr std::uint64_t kMinSplitStepRecords = 1024;
+constexpr std::uint64_t kMaxSplitStepRecords = std::uint64_t{1} << 20;
+// Shares of a split step's records per task: tasks that fill the gaps beside a heavy stream's
+// appending (EngineBase::split_input).
+constexpr std::size_t kSplitSharesPerTask = 2;
 
 // The input held fewer records than its graph description gives.
 Status input_ended_early(const std::string& input_name, std::uint64_t seen_bytes, std::uint64_t expected_bytes) {
@@ -189,9 +197,9 @@ Status EngineBase::open_streams() {
 
 // One pass over the input: each edge to its source partition's stream (and, for undirected
 // programs, reversed to its destination's; for reverse-edge programs, as is to its destination's
-// reverse stream). Each run of input records is scanned by one task per worker; task t appends to
-// the partitions q with q % T == t, so every stream gets its records in input order and the
-// frames of compressed streams are compressed on all workers at once. The streams hold records of
+// reverse stream). Each run of input records is checked by all workers, a share each; then task t
+// appends to the partitions q with q % T == t, so every stream gets its records in input order and
+// the frames of compressed streams are compressed on all workers at once. The streams hold records of
 // program_edge_type(): without the weight (8 bytes, not 12) when the program never reads it.
 Status EngineBase::split_input() {
   const std::size_t rs = graph_.record_size();
@@ -216,10 +224,6 @@ Status EngineBase::split_input() {
   }
   const bool same_records = stream_type == graph_.type;
   const std::size_t T = std::min<std::uint64_t>(plan_.threads, K_);
-  std::vector<std::uint64_t> bad(T);
-  std::vector<Edge> bad_edges(T);
-  std::vector<Status> errors(T);
-  std::vector<PaddedSum> symmetry(T);  // symmetric_one_way_: each task's records (those of its source partitions)
   // Keyed streams (core/keyed_segments.hpp): stream i (forward streams 0..K-1, then the reverse
   // ones) collects a segment, grouped into its task's sorted copy and appended when full.
   const std::uint64_t S = plan_.segment_records;
@@ -257,81 +261,193 @@ Status EngineBase::split_input() {
     (reverse ? redge_index_ : edge_index_)[i % K_].add_segment(ends);
     return std::span<const std::byte>(grouped, n * stream_rs);
   };
+  // Each run of input records is split in steps, each in two parts, so that the work is shared
+  // even when one stream gets most records (rmat: most sources lie in partition 0):
+  //  - staging: share h (of `shares`, in input order) of a step's records is checked and its output
+  //    records (as the streams hold them) are staged grouped by stream, in input order;
+  //  - appending: task t copies, for each of its streams (partitions q with q % T == t), share 0's
+  //    staged records, then share 1's, and so on into the stream (its segment, grouped and appended
+  //    when full), so that every stream gets its records in input order.
+  // A step's appending runs in the same parallel step as the next step's staging (two staging
+  // areas in turn), so that a worker done with a light stream stages instead of waiting for the
+  // task of a heavy one. The staging areas take the room the plan gives the workers' batch buffers,
+  // which are made after the split (Engine::setup): a step has as many records as fit there.
+  const bool undirected = traits_.undirected && !symmetric_one_way_;
+  const bool reverse_edges = traits_.reverse_edges;
+  const std::uint64_t outputs = 1 + (undirected ? 1 : 0) + (reverse_edges ? 1 : 0);
+  const std::size_t shares = T * kSplitSharesPerTask;
+  // Per output: the record as the stream holds it, and its stream and direction (4 bytes).
+  const std::uint64_t staged_bytes = stream_rs + sizeof(std::uint32_t);
+  const std::uint64_t step = std::clamp<std::uint64_t>(plan_.worker_bytes / (2 * outputs * staged_bytes), kMinSplitStepRecords,
+                                                       kMaxSplitStepRecords);
+  const std::uint64_t share_capacity = (step + shares - 1) / shares * outputs;  // outputs of one share
+  AlignedBuffer staging(2 * shares * share_capacity * staged_bytes);
+  auto staged_records = [&](std::size_t area, std::size_t h) {
+    return staging.data() + (area * shares + h) * share_capacity * stream_rs;
+  };
+  auto staged_streams = [&](std::size_t area, std::size_t h) {
+    return reinterpret_cast<std::uint32_t*>(staging.data() + 2 * shares * share_capacity * stream_rs) + (area * shares + h) * share_capacity;
+  };
+  // Share h's staged records of stream i in area a: [staged_begin[a][h][i], staged_begin[a][h][i + 1]).
+  std::array<std::vector<std::vector<std::uint64_t>>, 2> staged_begin;
+  staged_begin.fill(std::vector<std::vector<std::uint64_t>>(shares, std::vector<std::uint64_t>(streams + 1)));
+  // Outputs per stream while a share is staged, counted into kCounters arrays in turn (stream i's
+  // count of array c at c * (streams + 1) + i + 1): consecutive increments of one counter wait for
+  // each other.
+  constexpr std::size_t kCounters = 4;
+  std::vector<std::vector<std::uint64_t>> staged_counts(shares, std::vector<std::uint64_t>(kCounters * (streams + 1)));
+  std::vector<std::uint64_t> bad(shares);
+  std::vector<Edge> bad_edges(shares);
+  std::vector<PaddedSum> symmetry(shares);  // symmetric_one_way_: each share's records
+  std::vector<Status> errors(T);
+
+  // Stages share h of `count` records (the first is input record `first`) into area a.
+  auto stage = [&](std::size_t a, std::size_t h, const std::byte* records, std::size_t count, std::uint64_t first) {
+    // Locals, not members: the loops keep them in registers.
+    const bool symmetric = symmetric_one_way_;
+    const bool with_weight = traits_.reads_weights;
+    const bool two_way = traits_.two_way;
+    const EdgeFileType input_type = graph_.type;
+    const std::uint64_t partition_size = plan_.partition_size;
+    const std::uint64_t magic = plan_.partition_magic;
+    const std::uint64_t K = K_;
+    std::uint32_t* const stream_of = staged_streams(a, h);  // per output: stream << 1 | reversed
+    std::uint64_t* const counts = staged_counts[h].data();
+    std::fill(staged_counts[h].begin(), staged_counts[h].end(), 0);
+    const std::uint64_t stride = streams + 1;
+    std::uint64_t symmetry_sum = 0;
+    std::uint64_t staged = 0;
+    bad[h] = UINT64_MAX;
+    const std::size_t lo = count * h / shares;
+    std::size_t hi = count * (h + 1) / shares;
+    // Check, and count each stream's outputs.
+    for (std::size_t i = lo; i < hi; ++i) {
+      const Edge e = decode_edge(records + i * rs, input_type);
+      if (!edge_is_valid(e)) {
+        bad[h] = first + i;
+        bad_edges[h] = e;
+        hi = i;
+        break;
+      }
+      const auto qs = static_cast<std::uint32_t>(MemoryPlan::divide(e.src, partition_size, magic));
+      std::uint64_t* const count_of = counts + (i % kCounters) * stride + 1;
+      stream_of[staged++] = qs << 1;
+      ++count_of[qs];
+      if (symmetric) symmetry_sum += signed_edge_hash(e, with_weight);
+      if (two_way) {
+        const auto qd = static_cast<std::uint32_t>(MemoryPlan::divide(e.dst, partition_size, magic));
+        if (undirected) {
+          stream_of[staged++] = qd << 1 | 1U;
+          ++count_of[qd];
+        }
+        if (reverse_edges) {
+          stream_of[staged++] = static_cast<std::uint32_t>(K + qd) << 1;
+          ++count_of[K + qd];
+        }
+      }
+    }
+    symmetry[h].value += symmetry_sum;
+    if (bad[h] != UINT64_MAX) return;
+    // Stage them by stream: at[i] becomes stream i's first staged record, then its end.
+    std::vector<std::uint64_t>& begins = staged_begin[a][h];
+    std::uint64_t* const at = begins.data();
+    at[0] = 0;
+    for (std::size_t i = 1; i <= streams; ++i) {
+      at[i] = at[i - 1];
+      for (std::size_t c = 0; c < kCounters; ++c) at[i] += counts[c * stride + i];
+    }
+    std::byte* const to = staged_records(a, h);
+    std::uint64_t o = 0;
+    for (std::size_t i = lo; i < hi; ++i) {
+      const std::byte* record = records + i * rs;
+      const Edge e = decode_edge(record, input_type);
+      for (const std::uint64_t end = o + outputs; o < end; ++o) {
+        const std::uint32_t output = stream_of[o];
+        std::byte* const slot = to + at[output >> 1]++ * stream_rs;
+        if ((output & 1U) != 0) {
+          encode_edge(slot, Edge{e.dst, e.src, e.weight}, stream_type);
+        } else if (same_records) {
+          std::memcpy(slot, record, stream_rs);
+        } else {
+          encode_edge(slot, e, stream_type);
+        }
+      }
+    }
+    // at[i] is now stream i's end; its begin is at[i - 1] (0 for stream 0).
+    std::copy_backward(begins.begin(), begins.end() - 1, begins.end());
+    at[0] = 0;
+  };
+
+  // Appends area a's staged records of task t's streams (worker: the thread's frame scratch).
+  auto append_staged = [&](std::size_t a, std::size_t t, unsigned worker) {
+    FrameScratch& scratch = frame_scratch_[worker];
+    Status& error = errors[t];
+    std::byte* const sorted = keyed ? segment_of(streams + t) : nullptr;
+    std::uint64_t* const fill = keyed ? segment_fill[t].data() : nullptr;
+    // Appends n records of stream i: straight to its writer, or (keyed) through its segment, which
+    // is grouped and appended whenever it fills.
+    auto append = [&](std::uint64_t i, const std::byte* data, std::uint64_t n) {
+      FramedWriter& writer = i >= K_ ? *reverse_writers[i - K_] : *writers[i];
+      if (!keyed) {
+        Status status = writer.append(std::span<const std::byte>(data, n * stream_rs), scratch);
+        if (!status.is_ok()) error = std::move(status);
+        return;
+      }
+      while (n > 0 && error.is_ok()) {
+        const std::uint64_t take = std::min(n, S - fill[i]);
+        std::memcpy(segment_of(i) + fill[i] * stream_rs, data, take * stream_rs);
+        fill[i] += take;
+        data += take * stream_rs;
+        n -= take;
+        if (fill[i] < S) break;
+        fill[i] = 0;
+        const std::span<const std::byte> grouped = group(i, S, sorted, task_ends[t]);
+        Status status = writer.append(grouped, scratch);
+        if (!status.is_ok()) error = std::move(status);
+      }
+    };
+    for (std::uint64_t i = t; i < streams; ++i) {
+      if ((i % K_) % T != t) continue;
+      for (std::size_t h = 0; h < shares && error.is_ok(); ++h) {
+        const std::uint64_t b = staged_begin[a][h][i];
+        const std::uint64_t e = staged_begin[a][h][i + 1];
+        if (e > b) append(i, staged_records(a, h) + b * stream_rs, e - b);
+      }
+    }
+  };
+
   {
+    std::size_t area = 0;   // the staging area of the next step
+    bool pending = false;   // the other area holds a staged step to append
     ES_ASSIGN_OR_RETURN(auto reader, open_input());
     ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, "edge file " + graph_.edge_path.string(),
                                            [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
       if (cancel_requested()) return cancelled();
       const std::size_t n = run.size() / rs;
-      pool_->run(T, [&](std::size_t t, unsigned worker) {
-        FrameScratch& scratch = frame_scratch_[worker];
-        Status& error = errors[t];
-        bad[t] = UINT64_MAX;
-        std::byte reversed[12];
-        std::byte converted[12];
-        // Locals, not members: the appends' slow paths are calls, after which members would be reloaded.
-        // Undirected: every edge reversed too, unless the input holds the reverse records itself
-        // (symmetric_one_way_; checked below and before the first superstep).
-        const bool undirected = traits_.undirected && !symmetric_one_way_;
-        const bool symmetric = symmetric_one_way_;
-        const bool with_weight = traits_.reads_weights;
-        std::uint64_t symmetry_sum = 0;
-        const bool reverse_edges = traits_.reverse_edges;
-        const bool two_way = traits_.two_way;
-        const EdgeFileType input_type = graph_.type;
-        auto mine = [&](std::uint64_t q) { return q % T == t; };
-        // Only a failure is assigned: moving an ok Status per record costs a string move (~4% of a split).
-        auto append_bytes = [&](FramedWriter& writer, const std::byte* bytes, std::size_t size) {
-          Status status = writer.append(std::span<const std::byte>(bytes, size), scratch);
-          if (!status.is_ok()) error = std::move(status);
-        };
-        std::byte* const sorted = keyed ? segment_of(streams + t) : nullptr;
-        // Stream i's record: appended, or (keyed) added to its segment, which is grouped and appended when full.
-        std::uint64_t* const fill = keyed ? segment_fill[t].data() : nullptr;
-        auto append = [&](std::uint64_t i, FramedWriter& writer, const std::byte* bytes) {
-          if (!keyed) return append_bytes(writer, bytes, stream_rs);
-          std::byte* const to = segment_of(i) + fill[i] * stream_rs;
-          if (stream_rs == 8) {
-            std::memcpy(to, bytes, 8);
-          } else {
-            std::memcpy(to, bytes, 12);
-          }
-          if (++fill[i] < S) return;
-          fill[i] = 0;
-          const std::span<const std::byte> grouped = group(i, S, sorted, task_ends[t]);
-          append_bytes(writer, grouped.data(), grouped.size());
-        };
-        for (std::size_t i = 0; i < n && error.is_ok(); ++i) {
-          const std::byte* record = run.data() + i * rs;
-          const Edge e = decode_edge(record, input_type);
-          if (!edge_is_valid(e)) {
-            bad[t] = first + i;
-            bad_edges[t] = e;
-            break;
-          }
-          const std::uint64_t qs = plan_.partition_of(e.src);
-          const std::uint64_t qd = two_way ? plan_.partition_of(e.dst) : 0;
-          if (!same_records) {
-            encode_edge(converted, e, stream_type);
-            record = converted;
-          }
-          if (mine(qs)) {
-            append(qs, *writers[qs], record);
-            if (symmetric) symmetry_sum += signed_edge_hash(e, with_weight);
-          }
-          if (undirected && mine(qd) && error.is_ok()) {
-            encode_edge(reversed, Edge{e.dst, e.src, e.weight}, stream_type);
-            append(qd, *writers[qd], reversed);
-          }
-          if (reverse_edges && mine(qd) && error.is_ok()) append(K_ + qd, *reverse_writers[qd], record);
+      for (std::size_t begin = 0; begin < n; begin += step) {
+        const std::size_t count = std::min<std::size_t>(step, n - begin);
+        const std::byte* const records = run.data() + begin * rs;
+        // The previous step's appending first (the heavy streams' tasks start first), then this
+        // step's shares.
+        const std::size_t appending = pending ? T : 0;
+        pool_->run(appending + shares, [&](std::size_t task, unsigned worker) {
+          if (task < appending) return append_staged(area ^ 1U, task, worker);
+          stage(area, task - appending, records, count, first + begin);
+        });
+        for (std::size_t t = 0; t < T; ++t) ES_RETURN_IF_ERROR(errors[t]);
+        // The first invalid record: that of the first share that met one.
+        for (std::size_t h = 0; h < shares; ++h) {
+          if (bad[h] != UINT64_MAX) return invalid_edge_error(graph_, bad[h], bad_edges[h], traits_.check_weights);
         }
-        symmetry[t].value += symmetry_sum;
-      });
-      for (std::size_t t = 0; t < T; ++t) ES_RETURN_IF_ERROR(errors[t]);
-      // Every task stops at the same first invalid record.
-      if (bad[0] != UINT64_MAX) return invalid_edge_error(graph_, bad[0], bad_edges[0], traits_.check_weights);
+        pending = true;
+        area ^= 1U;
+      }
       return Status::ok();
     }));
+    if (pending) {
+      pool_->run(T, [&](std::size_t t, unsigned worker) { append_staged(area ^ 1U, t, worker); });
+      for (std::size_t t = 0; t < T; ++t) ES_RETURN_IF_ERROR(errors[t]);
+    }
   }
   edge_bytes_.resize(K_);
   edge_stored_.resize(K_);

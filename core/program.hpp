@@ -35,11 +35,12 @@
 //     // Optional: which edge directions superstep s needs (both by default); an unneeded
 //     // direction is not read at all, which saves its I/O.
 //     StreamDirections directions(std::uint32_t superstep) const;
-//     // Optional: a necessary condition for emitting. When active(state, s) is false at the start
-//     // of superstep s, scatter (and scatter_reverse) with that state emit nothing in s, and a
-//     // change a gather makes during s that would let it emit shows as active in s + 1. The engine
-//     // then skips edges none of whose read states is active: grid cells of inactive blocks,
-//     // edge streams of inactive partitions, and a whole superstep when no vertex is active.
+//     // Optional: a necessary condition for emitting. When active(state, s) is false, scatter (and
+//     // scatter_reverse) with that state emit nothing in s (for any state: also one a gather made
+//     // during s), and a change a gather makes during s that would let it emit shows as active in
+//     // s + 1. The engine then skips edges none of whose read states is active: grid cells of
+//     // inactive blocks, edge streams of inactive partitions, records of inactive vertices (a bit
+//     // per vertex), and a whole superstep when no vertex is active.
 //     bool active(const Vertex& state, std::uint32_t superstep) const;
 //     // Optional: false when scatter and scatter_reverse never read Edge::weight (default true).
 //     // The grid (in memory or on disk) then keeps 4 bytes per edge (two block-local ids) instead
