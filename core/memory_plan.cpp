@@ -174,7 +174,7 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       plan.baseline_bytes = baseline;
       plan.reader_bytes = std::uint64_t{attempt.depth + 1} * attempt.read_chunk + std::uint64_t{2} * threads * input.input_frame_bytes;
       // Per worker: the emitted updates of one batch and their routed copy, plus a combining table.
-      // (K > 1: before they exist, the split pass's output lists use this room; EngineBase::split_input.)
+      // (K > 1: before they exist, the split pass's staging areas use this room; EngineBase::split_input.)
       plan.worker_bytes = threads * (2 * attempt.batch * directions * input.entry_bytes +
                                      kCombinerSlots * (input.entry_bytes + 4) + std::uint64_t{64} * 1024);
       // Compressed streams (K > 1): each active writer also holds the raw frame it fills; each

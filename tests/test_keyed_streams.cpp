@@ -2,7 +2,8 @@
 // key, keeping their order within a key, and sets the key ends; the engine gives the same results
 // with keyed streams as with input-order ones for programs of every kind (forward, undirected,
 // reverse edges, weights, updates to other vertices than the destination: strays), with segments
-// much smaller than the streams, reads that cut segments into pieces and 1 to 3 threads.
+// much smaller than the streams, reads that cut segments into pieces and 1 to 3 threads, and with
+// the split pass taking its input in many small steps (EngineBase::split_input).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
