@@ -193,15 +193,16 @@ TEST_CASE("keyed streams: same results as input-order streams, segments cut by r
   }
 }
 
-// The final states of `program` on `graph` with K partitions, p threads and (0 = planned) batches of
-// `batch` records, projected by `field`.
+// The final states of `program` on `graph` with K partitions, p threads, (0 = planned) batches of
+// `batch` records and keyed or input-order streams, projected by `field`.
 template <typename P, typename Field>
-auto final_states(const GraphInfo& graph, const P& program, std::uint64_t k, unsigned p, std::uint64_t batch,
+auto final_states(const GraphInfo& graph, const P& program, std::uint64_t k, unsigned p, std::uint64_t batch, bool keyed,
                   const std::filesystem::path& dir, Field field) {
   EngineOptions options;
   options.threads = p;
   options.forced_partitions = k;
   options.batch_records = batch;
+  if (!keyed) options.segment_records = 0;
   options.work_dirs = {dir};
   std::vector<decltype(field(typename P::Vertex{}))> states(graph.vertices);
   const auto stats = run_engine(graph, options, program, [&](VertexId first, std::span<const typename P::Vertex> part) {
@@ -224,15 +225,17 @@ TEST_CASE("keyed streams: the split pass takes a run of input in many steps, sam
   const auto cc_label = [](const CcProgram::Vertex& v) { return v.label; };
   const auto distance = [](const SsspProgram::Vertex& v) { return v.distance; };
   const auto scc_label = [](const SccProgram::Vertex& v) { return v.fw; };
-  const auto cc_want = final_states(*graph, CcProgram{}, 1, 2, 0, dir.path(), cc_label);
-  const auto sssp_want = final_states(*graph, SsspProgram{}, 1, 2, 0, dir.path(), distance);
-  const auto scc_want = final_states(*graph, SccProgram{}, 1, 2, 0, dir.path(), scc_label);
+  const auto cc_want = final_states(*graph, CcProgram{}, 1, 2, 0, true, dir.path(), cc_label);
+  const auto sssp_want = final_states(*graph, SsspProgram{}, 1, 2, 0, true, dir.path(), distance);
+  const auto scc_want = final_states(*graph, SccProgram{}, 1, 2, 0, true, dir.path(), scc_label);
   for (unsigned p : {1U, 2U, 3U}) {
     for (std::uint64_t batch : {std::uint64_t{16}, std::uint64_t{0}}) {
-      INFO("-p " << p << ", batch " << batch);
-      CHECK(final_states(*graph, CcProgram{}, 3, p, batch, dir.path(), cc_label) == cc_want);            // undirected
-      CHECK(final_states(*graph, SsspProgram{}, 3, p, batch, dir.path(), distance) == sssp_want);        // 12-byte records
-      CHECK(final_states(*graph, SccProgram{}, 3, p, batch, dir.path(), scc_label) == scc_want);         // reverse edges
+      for (bool keyed : {true, false}) {
+        INFO("-p " << p << ", batch " << batch << (keyed ? ", keyed" : ", input-order streams"));
+        CHECK(final_states(*graph, CcProgram{}, 3, p, batch, keyed, dir.path(), cc_label) == cc_want);      // undirected
+        CHECK(final_states(*graph, SsspProgram{}, 3, p, batch, keyed, dir.path(), distance) == sssp_want);  // 12-byte records
+        CHECK(final_states(*graph, SccProgram{}, 3, p, batch, keyed, dir.path(), scc_label) == scc_want);   // reverse edges
+      }
     }
   }
 }
