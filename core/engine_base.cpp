@@ -229,8 +229,12 @@ Status EngineBase::split_input() {
   const std::uint64_t S = plan_.segment_records;
   const bool keyed = S > 0;
   const std::uint64_t streams = K_ * (traits_.reverse_edges ? 2 : 1);
-  // Records in each stream's segment, in one vector per task (stream i belongs to task i % K % T):
-  // the tasks' counters apart, not sharing cache lines.
+  // Stream i's writer, and the task that appends to it: partition q's streams (forward q, reverse
+  // K + q) belong to task q % T.
+  auto writer_of = [&](std::uint64_t i) -> FramedWriter& { return i >= K_ ? *reverse_writers[i - K_] : *writers[i]; };
+  auto task_of = [&](std::uint64_t i) { return i % K_ % T; };
+  // Records in each stream's segment, in one vector per task (stream i's in task_of(i)'s): the
+  // tasks' counters apart, not sharing cache lines.
   std::vector<std::vector<std::uint64_t>> segment_fill(keyed ? T : 0, std::vector<std::uint64_t>(streams));
   std::vector<DestinationKey> stream_keys;
   std::vector<std::vector<std::uint32_t>> task_ends(keyed ? T : 0, std::vector<std::uint32_t>(keys_));
@@ -306,7 +310,7 @@ Status EngineBase::split_input() {
     // Locals, not members: the loops keep them in registers.
     const bool symmetric = symmetric_one_way_;
     const bool with_weight = traits_.reads_weights;
-    const bool two_way = traits_.two_way;
+    const bool to_destination = outputs > 1;  // an output goes to the destination's partition too
     const EdgeFileType input_type = graph_.type;
     const std::uint64_t partition_size = plan_.partition_size;
     const std::uint64_t magic = plan_.partition_magic;
@@ -319,14 +323,13 @@ Status EngineBase::split_input() {
     std::uint64_t staged = 0;
     bad[h] = UINT64_MAX;
     const std::size_t lo = count * h / shares;
-    std::size_t hi = count * (h + 1) / shares;
+    const std::size_t hi = count * (h + 1) / shares;
     // Check, and count each stream's outputs.
     for (std::size_t i = lo; i < hi; ++i) {
       const Edge e = decode_edge(records + i * rs, input_type);
       if (!edge_is_valid(e)) {
         bad[h] = first + i;
         bad_edges[h] = e;
-        hi = i;
         break;
       }
       const auto qs = static_cast<std::uint32_t>(MemoryPlan::divide(e.src, partition_size, magic));
@@ -334,7 +337,7 @@ Status EngineBase::split_input() {
       stream_of[staged++] = qs << 1;
       ++count_of[qs];
       if (symmetric) symmetry_sum += signed_edge_hash(e, with_weight);
-      if (two_way) {
+      if (to_destination) {
         const auto qd = static_cast<std::uint32_t>(MemoryPlan::divide(e.dst, partition_size, magic));
         if (undirected) {
           stream_of[staged++] = qd << 1 | 1U;
@@ -387,7 +390,7 @@ Status EngineBase::split_input() {
     // Appends n records of stream i: straight to its writer, or (keyed) through its segment, which
     // is grouped and appended whenever it fills.
     auto append = [&](std::uint64_t i, const std::byte* data, std::uint64_t n) {
-      FramedWriter& writer = i >= K_ ? *reverse_writers[i - K_] : *writers[i];
+      FramedWriter& writer = writer_of(i);
       if (!keyed) {
         Status status = writer.append(std::span<const std::byte>(data, n * stream_rs), scratch);
         if (!status.is_ok()) error = std::move(status);
@@ -407,7 +410,7 @@ Status EngineBase::split_input() {
       }
     };
     for (std::uint64_t i = t; i < streams; ++i) {
-      if ((i % K_) % T != t) continue;
+      if (task_of(i) != t) continue;
       for (std::size_t h = 0; h < shares && error.is_ok(); ++h) {
         const std::uint64_t b = staged_begin[a][h][i];
         const std::uint64_t e = staged_begin[a][h][i + 1];
@@ -454,10 +457,9 @@ Status EngineBase::split_input() {
   redge_bytes_.resize(K_);
   redge_stored_.resize(K_);
   for (std::uint64_t i = 0; keyed && i < streams; ++i) {  // each keyed stream's last, partial segment
-    const std::uint64_t n = segment_fill[i % K_ % T][i];
+    const std::uint64_t n = segment_fill[task_of(i)][i];
     if (n == 0) continue;
-    FramedWriter& writer = i >= K_ ? *reverse_writers[i % K_] : *writers[i % K_];
-    ES_RETURN_IF_ERROR(writer.append(group(i, n, segment_of(streams), task_ends[0]), frame_scratch_[0]));
+    ES_RETURN_IF_ERROR(writer_of(i).append(group(i, n, segment_of(streams), task_ends[0]), frame_scratch_[0]));
   }
   FrameScratch& scratch = frame_scratch_[0];
   for (std::uint64_t q = 0; q < K_; ++q) {
