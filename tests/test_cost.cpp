@@ -159,6 +159,27 @@ TEST_CASE("radix_sort_by_key equals a stable sort", "[cost]") {
     radix_sort_by_key(v, bits, [](const auto& r) { return r.first; });
     CHECK(v == expected);
   }
+  // Ranges sorted by LSD in wider digits (from 4096 records: 11, 12 or 10 bits by key width) and
+  // just below that in bytes; keys with many equal ones, and with their lowest 12 bits all equal
+  // (a digit pass skipped).
+  for (const unsigned bits : {17U, 22U, 23U, 24U, 25U, 29U, 30U, 31U}) {
+    for (const int n : {4095, 4096, 20000, 65536}) {
+      for (const bool low_equal : {false, true}) {
+        INFO("bits " << bits << " records " << n << " low digits equal " << low_equal);
+        std::vector<std::pair<std::uint64_t, int>> v;
+        for (int i = 0; i < n; ++i) {
+          std::uint64_t key = rng() & ((std::uint64_t{1} << bits) - 1);
+          if (i % 7 == 0) key = 777;
+          if (low_equal) key = (key & ~std::uint64_t{0xFFF}) | 0xABC;
+          v.emplace_back(key, i);
+        }
+        auto expected = v;
+        std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        radix_sort_by_key(v, bits, [](const auto& r) { return r.first; });
+        CHECK(v == expected);
+      }
+    }
+  }
 }
 
 TEST_CASE("hilbert curve: the table-driven code equals the one-level-per-step reference", "[cost]") {

@@ -3,11 +3,14 @@
 // comparison sort. Cache-friendly hybrid: large ranges are split by their top key bits (one
 // histogram + one scatter pass over memory) into buckets of about 8 Ki records (at most 2048
 // buckets: 11 bits), recursively, until a bucket fits in the cache (<= 64 Ki records) or 16 bits are
-// left; such a bucket is finished by an LSD radix sort, 8 bits per pass, that stays in cache and
-// skips bytes where all keys agree. (Splitting a range of 300 Ki records 2048 ways left buckets of
-// ~150 records, whose LSD passes cost more in histograms than in moves: 11-12 ns per record, 6 ns
-// with 64 buckets; benchmarks/radix_sort_bench.) Stable: records with equal keys keep their order
-// (both phases are stable counting sorts). Also sorts the on-disk grid's buckets (core/grid_codec.cpp).
+// left; such a bucket is finished by an LSD radix sort that stays in cache and skips digits where
+// all keys agree: 8 bits per pass below 4 Ki records, from there 10-12 bits when that saves a pass
+// (17-30 key bits: 2 or 3 passes instead of 3 or 4; 29-bit keys, the grid's on rmat22, 4.1 instead
+// of 6.0 ns per record in ranges of 16 Ki, 4.9 instead of 6.4 at 300 Ki). (Splitting a range of
+// 300 Ki records 2048 ways left buckets of ~150 records, whose LSD passes cost more in histograms
+// than in moves: 11-12 ns per record, 6 ns with 64 buckets; benchmarks/radix_sort_bench.) Stable:
+// records with equal keys keep their order (both phases are stable counting sorts). Also sorts the
+// on-disk grid's buckets (core/grid_codec.cpp).
 #pragma once
 
 #include <algorithm>
@@ -23,33 +26,58 @@ namespace radix_detail {
 constexpr unsigned kMsdBits = 11;
 constexpr std::size_t kCacheRecords = std::size_t{1} << 16;
 constexpr std::size_t kMsdBucketRecords = std::size_t{1} << 13;  // an MSD split aims at buckets of this size
+constexpr std::size_t kWideDigitRecords = std::size_t{1} << 12;  // LSD in wider digits than bytes from this many records
 
-// LSD over bits [0, bits) of data[0..n), scratch other[0..n). Returns where the result ended. The
-// counts of every byte come from one pass over the keys; then one scatter pass per byte.
-template <typename Record, typename Key>
-Record* lsd(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key) {
-  const unsigned passes = (bits + 7) / 8;  // at most 8
-  std::array<std::array<std::size_t, 256>, 8> count;
-  for (unsigned p = 0; p < passes; ++p) count[p].fill(0);
+// LSD over bits [0, bits) of data[0..n), scratch other[0..n), in passes of kDigit bits. Returns
+// where the result ended. The counts of every digit come from one pass over the keys; then one
+// scatter pass per digit (skipped where all keys agree).
+template <unsigned kDigit, typename Record, typename Key>
+Record* lsd_digits(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key) {
+  constexpr std::size_t kRadix = std::size_t{1} << kDigit;
+  constexpr std::uint64_t kMask = kRadix - 1;
+  constexpr unsigned kMaxPasses = (64 + kDigit - 1) / kDigit;
+  const unsigned passes = (bits + kDigit - 1) / kDigit;
+  std::vector<std::size_t> storage;  // wide digits: on the heap (passes * kRadix counters)
+  std::array<std::size_t, kDigit <= 8 ? kMaxPasses * kRadix : 1> local;
+  std::size_t* count = local.data();
+  if constexpr (kDigit > 8) {
+    storage.assign(std::size_t{passes} * kRadix, 0);
+    count = storage.data();
+  } else {
+    std::fill(count, count + std::size_t{passes} * kRadix, 0);
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t k = key(data[i]);
-    for (unsigned p = 0; p < passes; ++p) ++count[p][(k >> (8 * p)) & 0xFF];
+    for (unsigned p = 0; p < passes; ++p) ++count[p * kRadix + ((k >> (kDigit * p)) & kMask)];
   }
   const std::uint64_t k0 = key(data[0]);
   for (unsigned p = 0; p < passes; ++p) {
-    const unsigned shift = 8 * p;
-    if (count[p][(k0 >> shift) & 0xFF] == n) continue;  // all equal in this byte
+    const unsigned shift = kDigit * p;
+    std::size_t* next = count + std::size_t{p} * kRadix;
+    if (next[(k0 >> shift) & kMask] == n) continue;  // all equal in this digit
     std::size_t sum = 0;
-    for (auto& c : count[p]) {
-      const std::size_t m = c;
-      c = sum;
+    for (std::size_t d = 0; d < kRadix; ++d) {
+      const std::size_t m = next[d];
+      next[d] = sum;
       sum += m;
     }
-    std::array<std::size_t, 256>& next = count[p];
-    for (std::size_t i = 0; i < n; ++i) other[next[(key(data[i]) >> shift) & 0xFF]++] = data[i];
+    for (std::size_t i = 0; i < n; ++i) other[next[(key(data[i]) >> shift) & kMask]++] = data[i];
     std::swap(data, other);
   }
   return data;
+}
+
+// LSD over bits [0, bits): bytes for small ranges, wider digits (fewer passes over the records)
+// when the range is large enough to pay for their counters.
+template <typename Record, typename Key>
+Record* lsd(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key) {
+  if (n >= kWideDigitRecords && bits > 16) {
+    if (bits <= 22) return lsd_digits<11>(data, other, n, bits, key);  // 2 passes instead of 3
+    if (bits <= 24) return lsd_digits<12>(data, other, n, bits, key);  // 2 instead of 3
+    if (bits <= 30) return lsd_digits<10>(data, other, n, bits, key);  // 3 instead of 4
+    // (31-32 bits in 3 passes of 11: a 2048-way scatter, slower than 4 byte passes at 64 Ki records.)
+  }
+  return lsd_digits<8>(data, other, n, bits, key);
 }
 
 // Sorts data[0..n) by key bits [0, bits), scratch other[0..n); the result ends in data.
