@@ -26,28 +26,30 @@ Expected<GridCodec> parse_grid_codec(const std::string& option, const std::strin
 
 namespace {
 
-// A slab's records as sort elements, in place: kLocal4 records become their 32-bit keys; kLocal8
-// records (local ids, weight) become key << 32 | weight bits. Sorted by the key only (stably, so a
-// bucket's records with the same key keep their input order).
+// A slab's records as sort elements, sorted in place: kLocal4 records become their 32-bit keys;
+// kLocal8 records (local ids, weight) become key << 32 | weight bits. Sorted by the key only
+// (stably, so a bucket's records with the same key keep their input order). The elements are built
+// in the scratch and sorted from there into the records' place (radix_sort_by_key_into: a copy
+// fewer than building them in place).
 std::uint32_t key_of(std::uint32_t element) { return element; }
 std::uint32_t key_of(std::uint64_t element) { return static_cast<std::uint32_t>(element >> 32); }
 
 template <typename Element>
 void sort_portion(std::byte* records, std::byte* scratch, std::uint64_t count, GridKeys keys) {
-  auto* elements = reinterpret_cast<Element*>(records);
+  auto* built = reinterpret_cast<Element*>(scratch);
   for (std::uint64_t i = 0; i < count; ++i) {
     std::uint32_t local;
     std::memcpy(&local, records + i * sizeof(Element), 4);
     if constexpr (sizeof(Element) == 4) {
-      elements[i] = keys.key(local);
+      built[i] = keys.key(local);
     } else {
       std::uint32_t weight;
       std::memcpy(&weight, records + i * 8 + 4, 4);
-      elements[i] = (std::uint64_t{keys.key(local)} << 32) | weight;
+      built[i] = (std::uint64_t{keys.key(local)} << 32) | weight;
     }
   }
-  radix_sort_by_key(std::span<Element>(elements, count), std::span<Element>(reinterpret_cast<Element*>(scratch), count),
-                    keys.key_bits(), [](Element e) { return std::uint64_t{key_of(e)}; });
+  radix_sort_by_key_into(std::span<Element>(built, count), std::span<Element>(reinterpret_cast<Element*>(records), count),
+                         keys.key_bits(), [](Element e) { return std::uint64_t{key_of(e)}; });
 }
 
 // Writes piece `p` of `count` sorted elements to `to`: its records, or its keys Elias-Fano coded

@@ -132,16 +132,26 @@ TEST_CASE("hilbert curve: a bijection whose consecutive cells are adjacent", "[c
 
 TEST_CASE("radix_sort_by_key equals a stable sort", "[cost]") {
   std::mt19937_64 rng(3);
+  using Records = std::vector<std::pair<std::uint64_t, int>>;
+  // Sorts v in place, and a copy of it into another buffer (radix_sort_by_key_into); both must
+  // equal the stable sort.
+  auto sort_both_ways = [](Records& v, unsigned bits) {
+    auto expected = v;
+    std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    Records from = v;
+    Records into(v.size(), {UINT64_MAX, -1});
+    radix_sort_by_key(v, bits, [](const auto& r) { return r.first; });
+    CHECK(v == expected);
+    radix_sort_by_key_into(std::span(from), std::span(into), bits, [](const auto& r) { return r.first; });
+    CHECK(into == expected);
+  };
   for (const unsigned bits : {1U, 8U, 13U, 40U, 64U}) {
     std::vector<std::pair<std::uint64_t, int>> v;
     for (int i = 0; i < 20000; ++i) {
       const std::uint64_t key = bits == 64 ? rng() : rng() & ((std::uint64_t{1} << bits) - 1);
       v.emplace_back(key, i);
     }
-    auto expected = v;
-    std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    radix_sort_by_key(v, bits, [](const auto& r) { return r.first; });
-    CHECK(v == expected);
+    sort_both_ways(v, bits);
   }
   // Large enough for the MSD splits (> 64 Ki records), skewed so that some buckets split again,
   // with many equal keys (stability across both phases).
@@ -154,10 +164,15 @@ TEST_CASE("radix_sort_by_key equals a stable sort", "[cost]") {
       if (i % 5 == 0) key = 12345 & ((std::uint64_t{1} << (bits - 1)) - 1);
       v.emplace_back(key, i);
     }
-    auto expected = v;
-    std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    radix_sort_by_key(v, bits, [](const auto& r) { return r.first; });
-    CHECK(v == expected);
+    sort_both_ways(v, bits);
+  }
+  {  // into: no record, one record, and keys of no bits
+    Records none;
+    Records one = {{5, 0}};
+    Records zero = {{0, 0}, {0, 1}, {0, 2}};
+    sort_both_ways(none, 8);
+    sort_both_ways(one, 8);
+    sort_both_ways(zero, 0);
   }
   // Ranges sorted by LSD in wider digits (from 4096 records: 11, 12 or 10 bits by key width) and
   // just below that in bytes; keys with many equal ones, and with their lowest 12 bits all equal
@@ -173,10 +188,7 @@ TEST_CASE("radix_sort_by_key equals a stable sort", "[cost]") {
           if (low_equal) key = (key & ~std::uint64_t{0xFFF}) | 0xABC;
           v.emplace_back(key, i);
         }
-        auto expected = v;
-        std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        radix_sort_by_key(v, bits, [](const auto& r) { return r.first; });
-        CHECK(v == expected);
+        sort_both_ways(v, bits);
       }
     }
   }

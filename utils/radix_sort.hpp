@@ -80,6 +80,52 @@ Record* lsd(Record* data, Record* other, std::size_t n, unsigned bits, const Key
   return lsd_digits<8>(data, other, n, bits, key);
 }
 
+// The MSD split: the digit of `digit` bits below bit `shift` of from[0..n)'s keys; the records go
+// to `to` bucket by bucket (stable). Returns the buckets' bounds in `to` (2^digit + 1 of them).
+template <typename Record, typename Key>
+std::vector<std::size_t> msd_split(const Record* from, Record* to, std::size_t n, unsigned shift, unsigned digit, const Key& key) {
+  const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
+  std::vector<std::size_t> start((std::size_t{1} << digit) + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++start[((key(from[i]) >> shift) & mask) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<std::size_t> cursor(start.begin(), start.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) to[cursor[(key(from[i]) >> shift) & mask]++] = from[i];
+  return start;
+}
+
+// The MSD digit for a range of n records with `bits` key bits left: as many bits as split it into
+// buckets of about kMsdBucketRecords (at most kMsdBits).
+inline unsigned msd_digit(std::size_t n, unsigned bits) {
+  const unsigned wanted = std::min<unsigned>(kMsdBits, static_cast<unsigned>(std::bit_width(n / kMsdBucketRecords)));
+  return bits < wanted ? bits : wanted;
+}
+
+template <typename Record, typename Key>
+void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key);
+
+// Sorts from[0..n) by key bits [0, bits) into to[0..n); `from` is the scratch (overwritten). A
+// range whose passes end in `to` needs no copy: an odd number of LSD passes, or an MSD split whose
+// buckets are finished in an even number.
+template <typename Record, typename Key>
+void hybrid_into(Record* from, Record* to, std::size_t n, unsigned bits, const Key& key) {
+  if (n == 0) return;
+  if (n == 1 || bits == 0) {
+    std::copy(from, from + n, to);
+    return;
+  }
+  if (n <= kCacheRecords || bits <= 16) {
+    const Record* result = lsd(from, to, n, bits, key);
+    if (result != to) std::copy(result, result + n, to);
+    return;
+  }
+  const unsigned digit = msd_digit(n, bits);
+  const std::vector<std::size_t> start = msd_split(from, to, n, bits - digit, digit, key);
+  // Each bucket is now in `to`: sorted there, `from` the scratch.
+  for (std::size_t b = 0; b + 1 < start.size(); ++b) {
+    if (start[b + 1] > start[b]) hybrid(to + start[b], from + start[b], start[b + 1] - start[b], bits - digit, key);
+  }
+}
+
 // Sorts data[0..n) by key bits [0, bits), scratch other[0..n); the result ends in data.
 template <typename Record, typename Key>
 void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key) {
@@ -89,22 +135,11 @@ void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key
     if (result != data) std::copy(result, result + n, data);
     return;
   }
-  const unsigned wanted = std::min<unsigned>(kMsdBits, static_cast<unsigned>(std::bit_width(n / kMsdBucketRecords)));
-  const unsigned digit = bits < wanted ? bits : wanted;
-  const unsigned shift = bits - digit;
-  const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
-  std::vector<std::size_t> start((std::size_t{1} << digit) + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) ++start[((key(data[i]) >> shift) & mask) + 1];
-  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  std::vector<std::size_t> cursor(start.begin(), start.end() - 1);
-  for (std::size_t i = 0; i < n; ++i) other[cursor[(key(data[i]) >> shift) & mask]++] = data[i];
-  // Each bucket is now in `other`; sort it there with `data` as scratch, then it must end in data.
+  const unsigned digit = msd_digit(n, bits);
+  const std::vector<std::size_t> start = msd_split(data, other, n, bits - digit, digit, key);
+  // Each bucket is now in `other`: sorted from there back into data.
   for (std::size_t b = 0; b + 1 < start.size(); ++b) {
-    const std::size_t begin = start[b];
-    const std::size_t count = start[b + 1] - begin;
-    if (count == 0) continue;
-    hybrid(other + begin, data + begin, count, shift, key);
-    std::copy(other + begin, other + begin + count, data + begin);
+    if (start[b + 1] > start[b]) hybrid_into(other + start[b], data + start[b], start[b + 1] - start[b], bits - digit, key);
   }
 }
 
@@ -117,6 +152,15 @@ template <typename Record, typename Key>
 void radix_sort_by_key(std::span<Record> records, std::span<Record> scratch, unsigned key_bits, Key key) {
   if (records.size() < 2) return;
   radix_detail::hybrid(records.data(), scratch.data(), records.size(), key_bits, key);
+}
+
+/// Sorts the records of `from` by key(record) into `to` (as many records); `from` is the scratch
+/// (its contents are overwritten). For a caller that builds the records to sort anyway: built
+/// into the scratch, they take one copy fewer than sorted in place (none for 25-30 key bits in a
+/// range that fits the cache).
+template <typename Record, typename Key>
+void radix_sort_by_key_into(std::span<Record> from, std::span<Record> to, unsigned key_bits, Key key) {
+  radix_detail::hybrid_into(from.data(), to.data(), from.size(), key_bits, key);
 }
 
 /// The same with a second buffer allocated here.
