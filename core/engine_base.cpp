@@ -673,7 +673,7 @@ void EngineBase::init_grid() {
   }
   if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
   grid_record_bytes_ = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : graph_.record_size();
-  grid_keys_ = GridKeys::of(plan_.grid_shift, bucketing_.sub_bits);
+  grid_keys_ = GridKeys::of(plan_.grid_shift, bucketing_.sub_bits, traits_.active_bits);
   grid_halved_ = false;  // the builders that halve it say so
   stats_.plan.grid_record_bytes = grid_record_bytes_;
 }

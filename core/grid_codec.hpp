@@ -57,18 +57,23 @@ inline std::uint64_t grid_pieces_bound(std::uint64_t edges, std::uint64_t bucket
 /// A compact record's sort key inside its bucket and back. Blocks hold 2^shift vertices; the
 /// bucket fixes the destination's top sub_bits local bits, leaving dst_bits = shift - sub_bits.
 /// The key (shift + dst_bits bits) orders records by their destination's group of 2^fine
-/// vertices, then by source, then by the destination inside its group: the scatter's writes move
-/// forward through the destinations' states (a window of 2^fine of them at a time, in the CPU
-/// cache), and consecutive records rarely update the same vertex (which would make each addition
-/// wait for the previous one).
+/// vertices, then by source, then by the destination inside its group. Two orders:
+///   by destination group (fine = 6; programs without active vertex bits: PageRank): the scatter's
+///     writes move forward through the destinations' states (a window of 64 of them at a time, in
+///     the CPU cache), and consecutive records rarely update the same vertex (which would make each
+///     addition wait for the previous one);
+///   by source (fine = dst_bits: one group; programs with active vertex bits: bfs, sssp, ...): a
+///     source's records are consecutive, so its active bit and state are read once for all of them
+///     and the sources move forward (rmat24 sssp at 1G, dense supersteps 1.6-2.1 -> 1.2-1.3 s;
+///     PageRank at rmat24 was 4% slower this way, docs/performance.md session 25).
 struct GridKeys {
   unsigned shift = 16;
   unsigned dst_bits = 16;
   unsigned fine = 6;
 
-  static GridKeys of(unsigned shift, unsigned sub_bits) {
+  static GridKeys of(unsigned shift, unsigned sub_bits, bool by_source = false) {
     const unsigned dst_bits = shift - sub_bits;
-    return GridKeys{shift, dst_bits, dst_bits < 6 ? dst_bits : 6};
+    return GridKeys{shift, dst_bits, by_source || dst_bits < 6 ? dst_bits : 6};
   }
   std::uint32_t local_mask() const { return shift >= 32 ? UINT32_MAX : (std::uint32_t{1} << shift) - 1; }
   std::uint32_t dst_mask() const { return (std::uint32_t{1} << dst_bits) - 1; }

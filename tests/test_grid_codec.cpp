@@ -119,36 +119,41 @@ TEST_CASE("Elias-Fano: damaged or short bytes give n values and never a read out
   CHECK_FALSE(complete);
 }
 
-TEST_CASE("grid keys: key and local are inverse; keys order by destination group, source, destination", "[grid_codec]") {
+TEST_CASE("grid keys: key and local are inverse; keys order by destination group (64 or the whole bucket), source, destination", "[grid_codec]") {
   std::mt19937_64 rng(13);
   for (const unsigned shift : {6U, 9U, 16U}) {
     for (const unsigned sub_bits : {0U, 1U, 3U}) {
-      INFO("shift " << shift << " sub_bits " << sub_bits);
-      const GridKeys keys = GridKeys::of(shift, sub_bits);
-      const std::uint32_t mask = (std::uint32_t{1} << shift) - 1;
-      const std::uint32_t sub = static_cast<std::uint32_t>(rng() % (1U << sub_bits));
-      const std::uint32_t dst_high = sub << keys.dst_bits;
-      struct Record {
-        std::uint32_t src, dst, local, key;
-      };
-      std::vector<Record> records;
-      for (int i = 0; i < 2000; ++i) {
-        const std::uint32_t src = static_cast<std::uint32_t>(rng()) & mask;
-        const std::uint32_t dst = dst_high | (static_cast<std::uint32_t>(rng()) & keys.dst_mask());
-        const std::uint32_t local = src | (dst << 16);
-        const std::uint32_t key = keys.key(local);
-        CHECK(key < (std::uint64_t{1} << keys.key_bits()));
-        CHECK(keys.local(key, dst_high) == local);
-        records.push_back({src, dst, local, key});
-      }
-      auto order = [&](const Record& r) {
-        const std::uint32_t d = r.dst & keys.dst_mask();
-        return std::tuple(d >> keys.fine, r.src, d & keys.fine_mask());
-      };
-      for (std::size_t i = 1; i < records.size(); ++i) {
-        const Record& x = records[i - 1];
-        const Record& y = records[i];
-        CHECK((x.key < y.key) == (order(x) < order(y)));
+      for (const bool by_source : {false, true}) {
+        INFO("shift " << shift << " sub_bits " << sub_bits << " by source " << by_source);
+        const GridKeys keys = GridKeys::of(shift, sub_bits, by_source);
+        // By source: one destination group (the whole bucket); else groups of 64 destinations.
+        CHECK(keys.fine == (by_source ? shift - sub_bits : std::min(6U, shift - sub_bits)));
+        const std::uint32_t mask = (std::uint32_t{1} << shift) - 1;
+        const std::uint32_t sub = static_cast<std::uint32_t>(rng() % (1U << sub_bits));
+        const std::uint32_t dst_high = sub << keys.dst_bits;
+        struct Record {
+          std::uint32_t src, dst, local, key;
+        };
+        std::vector<Record> records;
+        for (int i = 0; i < 2000; ++i) {
+          const std::uint32_t src = static_cast<std::uint32_t>(rng()) & mask;
+          const std::uint32_t dst = dst_high | (static_cast<std::uint32_t>(rng()) & keys.dst_mask());
+          const std::uint32_t local = src | (dst << 16);
+          const std::uint32_t key = keys.key(local);
+          CHECK(key < (std::uint64_t{1} << keys.key_bits()));
+          CHECK(keys.local(key, dst_high) == local);
+          records.push_back({src, dst, local, key});
+        }
+        auto order = [&](const Record& r) {
+          const std::uint32_t d = r.dst & keys.dst_mask();
+          return std::tuple(d >> keys.fine, r.src, d & keys.fine_mask());
+        };
+        for (std::size_t i = 1; i < records.size(); ++i) {
+          const Record& x = records[i - 1];
+          const Record& y = records[i];
+          CHECK((x.key < y.key) == (order(x) < order(y)));
+          if (by_source && x.src != y.src) CHECK((x.key < y.key) == (x.src < y.src));
+        }
       }
     }
   }
