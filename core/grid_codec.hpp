@@ -82,11 +82,14 @@ struct GridKeys {
   /// The key of a compact record's first 4 bytes (source local id | destination local id << 16).
   std::uint32_t key(std::uint32_t local) const {
     const std::uint32_t dst = (local >> 16) & dst_mask();
-    return ((dst >> fine) << (shift + fine)) | ((local & local_mask()) << fine) | (dst & fine_mask());
+    // (64-bit: shift + fine reaches 32 when the keys are by source and the bucket has every
+    // destination bit; the group part is then 0.)
+    return static_cast<std::uint32_t>((std::uint64_t{dst >> fine} << (shift + fine)) | ((local & local_mask()) << fine) |
+                                      (dst & fine_mask()));
   }
   /// The first 4 bytes of the record with `key` in a bucket whose destinations have `dst_high` set.
   std::uint32_t local(std::uint32_t key, std::uint32_t dst_high) const {
-    const std::uint32_t dst = ((key >> (shift + fine)) << fine) | (key & fine_mask());
+    const auto dst = static_cast<std::uint32_t>(((std::uint64_t{key} >> (shift + fine)) << fine) | (key & fine_mask()));
     return ((key >> fine) & local_mask()) | ((dst_high | dst) << 16);
   }
 };
