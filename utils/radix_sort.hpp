@@ -100,46 +100,27 @@ inline unsigned msd_digit(std::size_t n, unsigned bits) {
   return bits < wanted ? bits : wanted;
 }
 
+// Sorts data[0..n) by key bits [0, bits), the other buffer other[0..n) the scratch; the result
+// ends in data, or in other when `into_other` (data is then the scratch). A range whose passes end
+// where the result goes needs no copy: an LSD sort with an even (in place) or odd (into the other)
+// number of passes; an MSD split leaves its buckets in `other`, each then sorted into wherever the
+// result goes (back into data: into its own other buffer).
 template <typename Record, typename Key>
-void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key);
-
-// Sorts from[0..n) by key bits [0, bits) into to[0..n); `from` is the scratch (overwritten). A
-// range whose passes end in `to` needs no copy: an odd number of LSD passes, or an MSD split whose
-// buckets are finished in an even number.
-template <typename Record, typename Key>
-void hybrid_into(Record* from, Record* to, std::size_t n, unsigned bits, const Key& key) {
-  if (n == 0) return;
-  if (n == 1 || bits == 0) {
-    std::copy(from, from + n, to);
+void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key, bool into_other) {
+  Record* const target = into_other ? other : data;
+  if (n < 2 || bits == 0) {
+    if (into_other) std::copy(data, data + n, other);
     return;
   }
   if (n <= kCacheRecords || bits <= 16) {
-    const Record* result = lsd(from, to, n, bits, key);
-    if (result != to) std::copy(result, result + n, to);
-    return;
-  }
-  const unsigned digit = msd_digit(n, bits);
-  const std::vector<std::size_t> start = msd_split(from, to, n, bits - digit, digit, key);
-  // Each bucket is now in `to`: sorted there, `from` the scratch.
-  for (std::size_t b = 0; b + 1 < start.size(); ++b) {
-    if (start[b + 1] > start[b]) hybrid(to + start[b], from + start[b], start[b + 1] - start[b], bits - digit, key);
-  }
-}
-
-// Sorts data[0..n) by key bits [0, bits), scratch other[0..n); the result ends in data.
-template <typename Record, typename Key>
-void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key& key) {
-  if (n < 2 || bits == 0) return;
-  if (n <= kCacheRecords || bits <= 16) {
-    Record* result = lsd(data, other, n, bits, key);
-    if (result != data) std::copy(result, result + n, data);
+    const Record* result = lsd(data, other, n, bits, key);
+    if (result != target) std::copy(result, result + n, target);
     return;
   }
   const unsigned digit = msd_digit(n, bits);
   const std::vector<std::size_t> start = msd_split(data, other, n, bits - digit, digit, key);
-  // Each bucket is now in `other`: sorted from there back into data.
   for (std::size_t b = 0; b + 1 < start.size(); ++b) {
-    if (start[b + 1] > start[b]) hybrid_into(other + start[b], data + start[b], start[b + 1] - start[b], bits - digit, key);
+    if (start[b + 1] > start[b]) hybrid(other + start[b], data + start[b], start[b + 1] - start[b], bits - digit, key, !into_other);
   }
 }
 
@@ -151,7 +132,7 @@ void hybrid(Record* data, Record* other, std::size_t n, unsigned bits, const Key
 template <typename Record, typename Key>
 void radix_sort_by_key(std::span<Record> records, std::span<Record> scratch, unsigned key_bits, Key key) {
   if (records.size() < 2) return;
-  radix_detail::hybrid(records.data(), scratch.data(), records.size(), key_bits, key);
+  radix_detail::hybrid(records.data(), scratch.data(), records.size(), key_bits, key, false);
 }
 
 /// Sorts the records of `from` by key(record) into `to` (as many records); `from` is the scratch
@@ -160,7 +141,7 @@ void radix_sort_by_key(std::span<Record> records, std::span<Record> scratch, uns
 /// range that fits the cache).
 template <typename Record, typename Key>
 void radix_sort_by_key_into(std::span<Record> from, std::span<Record> to, unsigned key_bits, Key key) {
-  radix_detail::hybrid_into(from.data(), to.data(), from.size(), key_bits, key);
+  radix_detail::hybrid(from.data(), to.data(), from.size(), key_bits, key, true);
 }
 
 /// The same with a second buffer allocated here.
