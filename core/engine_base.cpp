@@ -692,6 +692,7 @@ void EngineBase::init_grid() {
   if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
   grid_record_bytes_ = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : graph_.record_size();
   grid_keys_ = GridKeys::of(plan_.grid_shift, bucketing_.sub_bits, traits_.active_bits);
+  grid_by_source_ = plan_.grid_window_bytes > 0 && plan_.grid_codec == GridCodec::kEliasFano && grid_keys_.fine == grid_keys_.dst_bits;
   grid_halved_ = false;  // the builders that halve it say so
   stats_.plan.grid_record_bytes = grid_record_bytes_;
 }
@@ -1093,6 +1094,7 @@ Status EngineBase::load_grid_records() {
   // ~0.1 s of set-up (docs/performance.md, session 26). Scratch: the run buffer (the plan's), a
   // share per worker; a larger bucket is sorted in pieces of a share.
   const bool by_source = traits_.active_bits;
+  grid_by_source_ = by_source;  // (in pieces of a share when a bucket is larger: nearly so)
   const std::uint64_t share_records = run_scratch.size() / pool_->size() / grid_rs;
   auto sort_group = [&]<typename Record>(std::uint64_t g, unsigned worker) {
     const std::uint64_t first_rank = (g * buckets + G - 1) / G;  // the group's buckets: rank * G / buckets == g

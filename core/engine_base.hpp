@@ -237,6 +237,10 @@ class EngineBase {
   std::vector<GridWindow> grid_disk_windows_;  // the grid file's windows (one or two per slab), in order
   std::vector<GridPiece> grid_pieces_;       // --grid_codec ef: every window's pieces, in order
   GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)
+  // Every bucket's records are ordered by source (the Elias-Fano grid's keys by source, or the
+  // in-memory grid sorted for a program with active vertex bits): the grid scatter reads the
+  // sources' states in order and prefetches nothing.
+  bool grid_by_source_ = false;
   std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
   bool input_validated_ = false;           // every input record has been read and checked once
   // A program that uses each edge once per direction on a symmetric input (traits_.one_way_on_symmetric,
