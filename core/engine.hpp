@@ -126,6 +126,12 @@ class Engine : private EngineBase {
     traits.one_way_on_symmetric = program_one_way_on_symmetric<P>();
     traits.active_bits = kActiveBits;
     traits.stream_active_bits = kStreamActiveBits;
+    // A program that tells its active vertices scatters from some sources only: the grid orders
+    // each bucket by source (a source's records consecutive, its state or Source read once per run,
+    // in order). PageRank (every source scatters) keeps its order: by source its supersteps were
+    // 5-10% slower. rmat22 at 4G, supersteps: sssp ~2.1 -> ~1.5 s, bfs 0.58 -> 0.45 s
+    // (docs/performance.md, sessions 25-26).
+    traits.grid_by_source = ProgramWithActive<P>;
     return traits;
   }
 
@@ -757,6 +763,7 @@ class Engine : private EngineBase {
         const std::uint32_t superstep = s;
         const std::byte* const source_bytes = sources;
         const auto* const source_of = src;
+        const bool prefetch = !grid_by_source_;
         auto emit = [&](VertexId target, const Update& u) {
           if ((target >> block_shift) == line) {
             changed += program_.gather(target, st[target], u, superstep) ? 1 : 0;
@@ -789,7 +796,7 @@ class Engine : private EngineBase {
             const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
             for (; r < stop; ++r, record += rs) {
               if constexpr (kLayout != GridLayout::kFull) {
-                if (r + kGridPrefetchDistance < stop) {
+                if (prefetch && r + kGridPrefetchDistance < stop) {
                   const std::byte* const ahead = record + kGridPrefetchDistance * rs;
                   if constexpr (kRows) {
                     prefetch_source_state(ahead, src_base, mask, st);

@@ -691,7 +691,7 @@ void EngineBase::init_grid() {
   }
   if (!options_.compact_grid) grid_layout_ = GridLayout::kFull;
   grid_record_bytes_ = grid_layout_ == GridLayout::kLocal4 ? 4 : grid_layout_ == GridLayout::kLocal8 ? 8 : graph_.record_size();
-  grid_keys_ = GridKeys::of(plan_.grid_shift, bucketing_.sub_bits, traits_.active_bits);
+  grid_keys_ = GridKeys::of(plan_.grid_shift, bucketing_.sub_bits, traits_.grid_by_source);
   grid_by_source_ = plan_.grid_window_bytes > 0 && plan_.grid_codec == GridCodec::kEliasFano && grid_keys_.fine == grid_keys_.dst_bits;
   grid_halved_ = false;  // the builders that halve it say so
   stats_.plan.grid_record_bytes = grid_record_bytes_;
@@ -900,8 +900,8 @@ void EngineBase::finish_grid() {
 // that copies its records, segment after segment (input order), into them.
 // Memory: what the plan reserved for it (core/memory_plan.cpp): (grid_rs + id bytes) * n of edges,
 // then grid_rs * n of grid, the bucket arrays (the counters, the cursors, the offsets, the ids'
-// buckets and groups), a run's records to group (then the sort's scratch, for programs with active
-// vertex bits: each bucket by source) and the segments' offsets.
+// buckets and groups), a run's records to group (then the sort's scratch, for programs that tell
+// their active vertices: each bucket by source) and the segments' offsets.
 // Halved (symmetric_one_way_, like the on-disk grid): only the records with src <= dst are placed
 // (the others are their reverses), scattered both ways. A dropped record gets the id
 // GridPairIds::dropped(), which no kept record has; its group is an extra one, never placed.
@@ -1086,14 +1086,14 @@ Status EngineBase::load_grid_records() {
       std::memcpy(out + next[b]++ * kSize, records + i * kSize, kSize);
     });
   };
-  // Programs with active vertex bits (they read their sources' whole states; bfs's narrow Source
-  // stays in the CPU cache whatever the order): each bucket is sorted by source right after its
-  // group is placed (its records still in the CPU cache), so that a source's records are
-  // consecutive, as in the on-disk grid's keys (GridKeys): the superstep tests its bit and reads
-  // its state once per run instead of at random. rmat22 sssp at 4G: supersteps ~2.1 -> ~1.65 s for
-  // ~0.1 s of set-up (docs/performance.md, session 26). Scratch: the run buffer (the plan's), a
-  // share per worker; a larger bucket is sorted in pieces of a share.
-  const bool by_source = traits_.active_bits;
+  // traits_.grid_by_source (programs that tell their active vertices): each bucket is sorted by
+  // source right after its group is placed (its records still in the CPU cache), so that a
+  // source's records are consecutive, as in the on-disk grid's keys (GridKeys): the superstep tests
+  // its bit and reads its state (or Source) once per run, in order, instead of at random. rmat22 at
+  // 4G: supersteps sssp ~2.1 -> ~1.5 s, bfs 0.58 -> 0.45 s, for ~0.1 s of set-up
+  // (docs/performance.md, session 26). Scratch: the run buffer (the plan's), a share per worker; a
+  // larger bucket is sorted in pieces of a share.
+  const bool by_source = traits_.grid_by_source;
   grid_by_source_ = by_source;  // (in pieces of a share when a bucket is larger: nearly so)
   const std::uint64_t share_records = run_scratch.size() / pool_->size() / grid_rs;
   auto sort_group = [&]<typename Record>(std::uint64_t g, unsigned worker) {

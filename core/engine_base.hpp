@@ -61,6 +61,7 @@ struct EngineProgramTraits {
   bool one_way_on_symmetric = false;  // program_one_way_on_symmetric<P>(): each edge once per direction on a symmetric input
   bool active_bits = false;       // Engine<P>::kActiveBits: a grid run keeps a bit per vertex (active_bits_)
   bool stream_active_bits = false;  // Engine<P>::kStreamActiveBits: so do keyed streams (K > 1)
+  bool grid_by_source = false;    // ProgramWithActive<P>: every grid bucket's records ordered by source
 };
 
 class EngineBase {
@@ -237,9 +238,9 @@ class EngineBase {
   std::vector<GridWindow> grid_disk_windows_;  // the grid file's windows (one or two per slab), in order
   std::vector<GridPiece> grid_pieces_;       // --grid_codec ef: every window's pieces, in order
   GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)
-  // Every bucket's records are ordered by source (the Elias-Fano grid's keys by source, or the
-  // in-memory grid sorted for a program with active vertex bits): the grid scatter reads the
-  // sources' states in order and prefetches nothing.
+  // Every bucket's records are ordered by source (traits_.grid_by_source: the Elias-Fano grid's
+  // keys, or the in-memory grid sorted once placed): the grid scatter reads the sources' states (or
+  // Source) in order and prefetches nothing.
   bool grid_by_source_ = false;
   std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
   bool input_validated_ = false;           // every input record has been read and checked once

@@ -785,8 +785,8 @@ TEST_CASE("in-memory grid: input order inside every bucket, whatever the threads
   }
 }
 
-// ArrivalOrderProgram that tells its active vertices (all, every superstep): the grid gives it
-// active vertex bits, so each bucket's records are ordered by source. Every vertex counts the
+// ArrivalOrderProgram that tells its active vertices (all, every superstep), so the grid orders
+// each bucket's records by source (it also gets active vertex bits). Every vertex counts the
 // updates whose source is below the one before it from the same block of 2^shift vertices
 // (descents) and sums the sources. kWeights: grid records of 8 bytes (4 without).
 template <bool kWeights>
@@ -823,10 +823,27 @@ struct ArrivalDescentProgram {
 };
 static_assert(ProgramWithActive<ArrivalDescentProgram<false>> && !ProgramWithSource<ArrivalDescentProgram<false>>);
 
-TEST_CASE("grid of a program with active vertex bits: every bucket by source, in memory and on disk", "[edge_grid]") {
+// The same with a narrow Source and every update to the destination, as bfs: the in-memory grid
+// is scattered by destination block (Engine::scatter_grid_lines_as), no active vertex bits.
+struct ArrivalDescentSourceProgram : ArrivalDescentProgram<false> {
+  struct Source {
+    std::uint8_t on;
+  };
+  Source source(const Vertex&, std::uint32_t) const { return Source{1}; }
+  template <typename Emit>
+  void scatter_source(const Source&, const Edge& e, std::uint32_t, Emit&& emit) const {
+    emit(e.dst, Update{e.src});
+  }
+  bool emits_to_destination(std::uint32_t) const { return true; }
+};
+static_assert(ProgramWithActive<ArrivalDescentSourceProgram> && ProgramWithSource<ArrivalDescentSourceProgram> &&
+              ProgramWithTargets<ArrivalDescentSourceProgram>);
+
+TEST_CASE("grid of a program that tells its active vertices: every bucket by source, in memory and on disk", "[edge_grid]") {
   // A vertex's updates from one source block all come from one bucket (of cell {block(src),
   // block(dst)}), applied in record order; with each bucket's records by source (the in-memory
-  // grid: sorted once placed; on disk: the Elias-Fano keys) they arrive with no descent.
+  // grid: sorted once placed) they arrive with no descent. (On disk the Elias-Fano keys give one
+  // destination its sources in order in either key order: there this checks the decoded grid.)
   TempDir dir;
   const std::uint32_t V = 30011;
   std::vector<Edge> edges = random_edges(V, 120000, 33);
@@ -839,8 +856,10 @@ TEST_CASE("grid of a program with active vertex bits: every bucket by source, in
   // where: 0 the in-memory grid, 1 on disk (Elias-Fano), 2 input order (no grid). Returns the
   // vertices that saw a descent (a count: Catch would print 30011 values).
   unsigned shift = 0;
-  auto run = [&]<bool kWeights>(int where, std::size_t read_chunk, unsigned threads) {
-    INFO("where " << where << " weights " << kWeights << " read chunk " << read_chunk << " -p " << threads);
+  auto run = [&]<typename Program>(int where, std::size_t read_chunk, unsigned threads) {
+    constexpr bool kWeights = Program::kReadsWeights;
+    INFO("where " << where << " weights " << kWeights << " Source " << ProgramWithSource<Program> << " read chunk " << read_chunk
+                  << " -p " << threads);
     EngineOptions options;
     options.threads = threads;
     options.cpu_cache_size = 16384;
@@ -852,7 +871,6 @@ TEST_CASE("grid of a program with active vertex bits: every bucket by source, in
       options.grid_codec = GridCodec::kEliasFano;
     }
     options.work_dirs = {dir.path()};
-    using Program = ArrivalDescentProgram<kWeights>;
     Program program;
     program.shift = shift;
     std::vector<typename Program::Vertex> states(V);
@@ -886,18 +904,19 @@ TEST_CASE("grid of a program with active vertex bits: every bucket by source, in
     shift = stats->plan.grid_shift;
     REQUIRE((V >> shift) >= 4);  // several blocks
   }
-  CHECK(run.template operator()<false>(2, std::size_t{4} << 20, 2) > 100);  // input order: the check can fail
-  auto check_with = [&]<bool kWeights>() {
+  CHECK(run.template operator()<ArrivalDescentProgram<false>>(2, std::size_t{4} << 20, 2) > 100);  // input order: the check can fail
+  auto check_with = [&]<typename Program>() {
     for (const unsigned threads : {1U, 2U}) {
-      CHECK(run.template operator()<kWeights>(0, std::size_t{4} << 20, threads) == 0);
-      CHECK(run.template operator()<kWeights>(1, std::size_t{64} << 10, threads) == 0);
+      CHECK(run.template operator()<Program>(0, std::size_t{4} << 20, threads) == 0);
+      CHECK(run.template operator()<Program>(1, std::size_t{64} << 10, threads) == 0);
     }
     // Runs of 341 records: the in-memory grid's sort scratch (a share of the run buffer) is
     // smaller than the largest buckets, sorted in pieces: right sums, not every bucket in order.
-    CHECK(run.template operator()<kWeights>(0, 4096, 2) > 0);
+    CHECK(run.template operator()<Program>(0, 4096, 2) > 0);
   };
-  check_with.template operator()<false>();
-  check_with.template operator()<true>();
+  check_with.template operator()<ArrivalDescentProgram<false>>();
+  check_with.template operator()<ArrivalDescentProgram<true>>();
+  check_with.template operator()<ArrivalDescentSourceProgram>();
 }
 
 // The bounded-buffer checks below (their own tag, [edge_grid_buffer]: one CTest entry, started
