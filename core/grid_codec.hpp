@@ -58,11 +58,11 @@ inline std::uint64_t grid_pieces_bound(std::uint64_t edges, std::uint64_t bucket
 /// bucket fixes the destination's top sub_bits local bits, leaving dst_bits = shift - sub_bits.
 /// The key (shift + dst_bits bits) orders records by their destination's group of 2^fine
 /// vertices, then by source, then by the destination inside its group. Two orders:
-///   by destination group (fine = 6; programs without active vertex bits: PageRank): the scatter's
+///   by destination group (fine = 6; programs without active(): PageRank): the scatter's
 ///     writes move forward through the destinations' states (a window of 64 of them at a time, in
 ///     the CPU cache), and consecutive records rarely update the same vertex (which would make each
 ///     addition wait for the previous one);
-///   by source (fine = dst_bits: one group; programs with active vertex bits: bfs, sssp, ...): a
+///   by source (fine = dst_bits: one group; programs that tell their active vertices: bfs, sssp, ...): a
 ///     source's records are consecutive, so its active bit and state are read once for all of them
 ///     and the sources move forward (rmat24 sssp at 1G, dense supersteps 1.6-2.1 -> 1.2-1.3 s;
 ///     PageRank at rmat24 was 4% slower this way, docs/performance.md session 25).
