@@ -1093,9 +1093,9 @@ Status EngineBase::load_grid_records() {
   // 4G: supersteps sssp ~2.1 -> ~1.5 s, bfs 0.58 -> 0.45 s, for ~0.1 s of set-up
   // (docs/performance.md, session 26). Scratch: the run buffer (the plan's), a share per worker; a
   // larger bucket is sorted in pieces of a share.
-  const bool by_source = traits_.grid_by_source;
-  grid_by_source_ = by_source;  // (in pieces of a share when a bucket is larger: nearly so)
   const std::uint64_t share_records = run_scratch.size() / pool_->size() / grid_rs;
+  const bool by_source = traits_.grid_by_source && share_records > 0;
+  grid_by_source_ = by_source;  // (in pieces of a share when a bucket is larger: nearly so)
   auto sort_group = [&]<typename Record>(std::uint64_t g, unsigned worker) {
     const std::uint64_t first_rank = (g * buckets + G - 1) / G;  // the group's buckets: rank * G / buckets == g
     const std::uint64_t end_rank = ((g + 1) * buckets + G - 1) / G;
@@ -1113,7 +1113,7 @@ Status EngineBase::load_grid_records() {
     } else {
       local4 ? place.template operator()<4, std::uint32_t>(g) : place.template operator()<8, std::uint32_t>(g);
     }
-    if (by_source && share_records > 0) {
+    if (by_source) {
       local4 ? sort_group.template operator()<std::uint32_t>(g, worker) : sort_group.template operator()<std::uint64_t>(g, worker);
     }
   });
