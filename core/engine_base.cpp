@@ -32,12 +32,13 @@ void encode_grid_record(std::byte* to, const Edge& e, std::uint32_t local_mask) 
 }
 
 // Sorts the n grid records (kLocal4: Record = uint32_t, kLocal8: uint64_t) at `records` by their
-// source's block-local id (the low `source_bits` bits of their first 4 bytes), stable, in pieces of
-// at most scratch.size() records (each piece sorted on its own; scratch.size() >= 1).
+// source's block-local id (their first 4 bytes & local_mask, EngineBase::grid_local_mask(): the low
+// source_bits bits), stable, in pieces of at most scratch.size() records (each piece sorted on its
+// own; scratch.size() >= 1).
 template <typename Record>
-void sort_grid_records_by_source(Record* records, std::uint64_t n, std::span<Record> scratch, unsigned source_bits) {
-  const std::uint32_t mask = source_bits >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << source_bits) - 1;
-  const auto source = [mask](Record r) {
+void sort_grid_records_by_source(Record* records, std::uint64_t n, std::span<Record> scratch, std::uint32_t local_mask,
+                                 unsigned source_bits) {
+  const auto source = [mask = local_mask](Record r) {
     std::uint32_t local = 0;
     std::memcpy(&local, &r, 4);
     return std::uint64_t{local & mask};
@@ -947,9 +948,14 @@ Status EngineBase::load_grid_records() {
   std::vector<std::uint32_t> bucket_of_id(ids, 0);
   std::vector<std::uint32_t> group_of(ids, static_cast<std::uint32_t>(G));
   const std::vector<std::uint32_t> order = grid_bucket_order();
+  std::vector<std::uint64_t> group_first_rank(G + 1, buckets);  // group g's buckets: order[group_first_rank[g], [g + 1])
   {
     std::vector<std::uint32_t> group_of_bucket(buckets, static_cast<std::uint32_t>(G));
-    for (std::uint64_t rank = 0; rank < order.size(); ++rank) group_of_bucket[order[rank]] = static_cast<std::uint32_t>(rank * G / buckets);
+    for (std::uint64_t rank = 0; rank < order.size(); ++rank) {
+      const std::uint64_t g = rank * G / buckets;  // ascends with rank; every group gets a bucket (G <= buckets)
+      group_of_bucket[order[rank]] = static_cast<std::uint32_t>(g);
+      if (rank == 0 || g != (rank - 1) * G / buckets) group_first_rank[g] = rank;
+    }
     for (std::uint64_t id = 0; id < pair_id.pairs(); ++id) {
       bucket_of_id[id] = static_cast<std::uint32_t>(pair_id.bucket(id));
       group_of[id] = group_of_bucket[bucket_of_id[id]];
@@ -1097,14 +1103,12 @@ Status EngineBase::load_grid_records() {
   const bool by_source = traits_.grid_by_source && share_records > 0;
   grid_by_source_ = by_source;  // (in pieces of a share when a bucket is larger: nearly so)
   auto sort_group = [&]<typename Record>(std::uint64_t g, unsigned worker) {
-    const std::uint64_t first_rank = (g * buckets + G - 1) / G;  // the group's buckets: rank * G / buckets == g
-    const std::uint64_t end_rank = ((g + 1) * buckets + G - 1) / G;
     auto* const grid = reinterpret_cast<Record*>(grid_.data());
     const std::span<Record> scratch(reinterpret_cast<Record*>(run_scratch.data()) + worker * share_records, share_records);
-    for (std::uint64_t rank = first_rank; rank < end_rank; ++rank) {
+    for (std::uint64_t rank = group_first_rank[g]; rank < group_first_rank[g + 1]; ++rank) {
       const std::uint64_t lo = bucket_begin_[order[rank]];
       const std::uint64_t hi = rank + 1 < buckets ? bucket_begin_[order[rank + 1]] : grid_records_;
-      sort_grid_records_by_source(grid + lo, hi - lo, scratch, plan_.grid_shift);
+      sort_grid_records_by_source(grid + lo, hi - lo, scratch, local_mask, plan_.grid_shift);
     }
   };
   pool_->run(G, [&](std::size_t g, unsigned worker) {
