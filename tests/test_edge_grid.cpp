@@ -730,17 +730,30 @@ struct ArrivalOrderProgram {
   bool done(const SuperstepStats&) const { return true; }
 };
 
+// The order tests' graph: kLongListsVertices vertices, 120,000 random edges from `seed`, every third
+// one to one of 97 vertices (long in-edge lists: a vertex's updates show their records' order).
+constexpr std::uint32_t kLongListsVertices = 30011;
+std::vector<Edge> long_in_lists_edges(std::uint64_t seed) {
+  std::vector<Edge> edges = random_edges(kLongListsVertices, 120000, seed);
+  for (std::size_t i = 0; i < edges.size(); i += 3) edges[i].dst %= 97;
+  return edges;
+}
+
+// Writes `edges` as graph "g" in `dir` and reads its description back.
+GraphInfo write_and_read_graph(const std::filesystem::path& dir, const std::vector<Edge>& edges, std::uint32_t vertices) {
+  auto info = read_graph_ini(write_graph(dir, "g", edges, vertices));
+  REQUIRE(info.has_value());
+  return *info;
+}
+
 TEST_CASE("in-memory grid: input order inside every bucket, whatever the threads and the input's runs", "[edge_grid]") {
   // The grid of block-local records is grouped while the input is read (each task's share of a
   // run, by placement group) and placed group by group; the grid of whole records is placed
   // from contiguous input ranges. Both keep each bucket's records in input order.
   TempDir dir;
-  const std::uint32_t V = 30011;
-  std::vector<Edge> edges = random_edges(V, 120000, 21);
-  for (std::size_t i = 0; i < edges.size(); i += 3) edges[i].dst %= 97;  // long in-edge lists
-  const auto ini = write_graph(dir.path(), "g", edges, V);
-  auto info = read_graph_ini(ini);
-  REQUIRE(info.has_value());
+  const std::uint32_t V = kLongListsVertices;
+  const std::vector<Edge> edges = long_in_lists_edges(21);
+  const auto info = write_and_read_graph(dir.path(), edges, V);
   auto run = [&](const GraphInfo& graph, unsigned threads, bool compact, std::size_t read_chunk) {
     EngineOptions options;
     options.threads = threads;
@@ -763,7 +776,7 @@ TEST_CASE("in-memory grid: input order inside every bucket, whatever the threads
     CHECK(direct == edges.size());  // every update applied in record order
     return hashes;
   };
-  const std::vector<std::uint64_t> whole = run(*info, 2, false, std::size_t{4} << 20);
+  const std::vector<std::uint64_t> whole = run(info, 2, false, std::size_t{4} << 20);
   auto differing = [&](const std::vector<std::uint64_t>& hashes) {  // a count: Catch would print 30011 values
     std::size_t count = 0;
     for (std::size_t v = 0; v < V; ++v) count += hashes[v] != whole[v] ? 1 : 0;
@@ -773,14 +786,12 @@ TEST_CASE("in-memory grid: input order inside every bucket, whatever the threads
   {
     std::vector<Edge> reversed(edges.rbegin(), edges.rend());
     TempDir other;
-    auto other_info = read_graph_ini(write_graph(other.path(), "g", reversed, V));
-    REQUIRE(other_info.has_value());
-    CHECK(differing(run(*other_info, 2, true, std::size_t{4} << 20)) > 1000);
+    CHECK(differing(run(write_and_read_graph(other.path(), reversed, V), 2, true, std::size_t{4} << 20)) > 1000);
   }
   for (const unsigned threads : {1U, 2U, 3U}) {
     for (const std::size_t chunk : {std::size_t{4} << 20, std::size_t{16384}, std::size_t{4096}}) {
       INFO("-p " << threads << " read chunk " << chunk);
-      CHECK(differing(run(*info, threads, true, chunk)) == 0);
+      CHECK(differing(run(info, threads, true, chunk)) == 0);
     }
   }
 }
@@ -845,12 +856,9 @@ TEST_CASE("grid of a program that tells its active vertices: every bucket by sou
   // grid: sorted once placed) they arrive with no descent. (On disk the Elias-Fano keys give one
   // destination its sources in order in either key order: there this checks the decoded grid.)
   TempDir dir;
-  const std::uint32_t V = 30011;
-  std::vector<Edge> edges = random_edges(V, 120000, 33);
-  for (std::size_t i = 0; i < edges.size(); i += 3) edges[i].dst %= 97;  // long in-edge lists
-  const auto ini = write_graph(dir.path(), "g", edges, V);
-  auto info = read_graph_ini(ini);
-  REQUIRE(info.has_value());
+  const std::uint32_t V = kLongListsVertices;
+  const std::vector<Edge> edges = long_in_lists_edges(33);
+  const auto info = write_and_read_graph(dir.path(), edges, V);
   std::vector<std::uint64_t> sums(V, 0);
   for (const Edge& e : edges) sums[e.dst] += e.src;
   // where: 0 the in-memory grid, 1 on disk (Elias-Fano), 2 input order (no grid). Returns the
@@ -874,7 +882,7 @@ TEST_CASE("grid of a program that tells its active vertices: every bucket by sou
     Program program;
     program.shift = shift;
     std::vector<typename Program::Vertex> states(V);
-    auto stats = run_engine(*info, options, program, [&](VertexId first, std::span<const typename Program::Vertex> got) {
+    auto stats = run_engine(info, options, program, [&](VertexId first, std::span<const typename Program::Vertex> got) {
       std::copy(got.begin(), got.end(), states.begin() + static_cast<std::ptrdiff_t>(first));
       return Status::ok();
     });
@@ -898,7 +906,7 @@ TEST_CASE("grid of a program that tells its active vertices: every bucket by sou
     EngineOptions options;
     options.cpu_cache_size = 16384;
     options.work_dirs = {dir.path()};
-    auto stats = run_engine(*info, options, ArrivalDescentProgram<false>{},
+    auto stats = run_engine(info, options, ArrivalDescentProgram<false>{},
                             [](VertexId, std::span<const ArrivalDescentProgram<false>::Vertex>) { return Status::ok(); });
     REQUIRE(stats.has_value());
     shift = stats->plan.grid_shift;
