@@ -2,7 +2,8 @@
 // against std::stable_sort, measured in the same run on the same keys: 2^25 random keys of
 // --key_bits bits (default 29: the on-disk grid's sort keys on rmat22, core/grid_codec.cpp),
 // sorted in consecutive ranges of one size at a time (the grid sorts each bucket's portion of a
-// slab: from a few records to millions on RMAT graphs). Prints one line per range size:
+// slab: from a few records to millions on RMAT graphs; --range picks other sizes). Prints one line
+// per range size:
 //   RADIX range=N key_bits=B radix_ns=R stable_sort_ns=S ratio=S/R
 // (nanoseconds per record, best of --reps repetitions each, alternating). Exit 0, or 2 on a bad
 // command line.
@@ -45,24 +46,27 @@ double ns_per_record(const std::vector<std::uint32_t>& keys, std::size_t range, 
 int main(int argc, char** argv) {
   unsigned reps = 3;
   unsigned key_bits = 29;
+  std::vector<std::size_t> ranges{64, std::size_t{1} << 10, std::size_t{1} << 14, std::size_t{1} << 16, std::size_t{300} << 10,
+                                  std::size_t{1} << 20, std::size_t{4} << 20};
   po::options_description desc(
-      "Usage: radix_sort_bench [--reps 3] [--key_bits 29]\n"
+      "Usage: radix_sort_bench [--reps 3] [--key_bits 29] [--range N]...\n"
       "Nanoseconds per record of radix_sort_by_key against std::stable_sort on 2^25 random keys, sorted\n"
-      "in ranges of 64 to 4M records, best of --reps alternating repetitions.\n\nOptions");
+      "in ranges of 64 to 4M records (or the --range sizes), best of --reps alternating repetitions.\n\nOptions");
   desc.add_options()("help,h", "print this help and exit")("reps", po::value(&reps)->default_value(reps), "repetitions (>= 1)")(
-      "key_bits", po::value(&key_bits)->default_value(key_bits), "bits of the keys (1 to 32)");
+      "key_bits", po::value(&key_bits)->default_value(key_bits), "bits of the keys (1 to 32)")(
+      "range", po::value(&ranges)->multitoken(), "range sizes in records (default 64 1024 16384 65536 307200 1048576 4194304)");
   po::variables_map vm;
   const ToolCommandLine command_line("radix_sort_bench");
   if (const std::optional<int> stop = command_line.parse(argc, argv, desc, vm)) return *stop;
   if (reps == 0) return command_line.usage_error("--reps must be at least 1");
   if (key_bits == 0 || key_bits > 32) return command_line.usage_error("--key_bits must be 1 to 32");
+  if (std::ranges::find(ranges, std::size_t{0}) != ranges.end()) return command_line.usage_error("--range must be at least 1");
   std::mt19937_64 rng(42);
   std::vector<std::uint32_t> keys(std::size_t{1} << 25);
   const std::uint64_t mask = (std::uint64_t{1} << key_bits) - 1;
   for (auto& k : keys) k = static_cast<std::uint32_t>(rng() & mask);
   const auto key = [](std::uint32_t k) { return std::uint64_t{k}; };
-  for (const std::size_t range : {std::size_t{64}, std::size_t{1} << 10, std::size_t{1} << 14, std::size_t{1} << 16,
-                                  std::size_t{300} << 10, std::size_t{1} << 20, std::size_t{4} << 20}) {
+  for (const std::size_t range : ranges) {
     double best_radix = 1e30;
     double best_stable = 1e30;
     for (unsigned r = 0; r < reps; ++r) {

@@ -174,11 +174,11 @@ TEST_CASE("radix_sort_by_key equals a stable sort", "[cost]") {
     sort_both_ways(one, 8);
     sort_both_ways(zero, 0);
   }
-  // Ranges sorted by LSD in wider digits (from 4096 records: 11, 12 or 10 bits by key width) and
+  // Ranges sorted by LSD in wider digits (from 256 records: 11, 12 or 10 bits by key width) and
   // just below that in bytes; keys with many equal ones, and with their lowest 12 bits all equal
   // (a digit pass skipped).
   for (const unsigned bits : {17U, 22U, 23U, 24U, 25U, 29U, 30U, 31U}) {
-    for (const int n : {4095, 4096, 20000, 65536}) {
+    for (const int n : {255, 256, 1000, 4096, 20000, 65536}) {
       for (const bool low_equal : {false, true}) {
         INFO("bits " << bits << " records " << n << " low digits equal " << low_equal);
         std::vector<std::pair<std::uint64_t, int>> v;

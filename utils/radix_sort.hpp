@@ -4,9 +4,11 @@
 // histogram + one scatter pass over memory) into buckets of about 8 Ki records (at most 2048
 // buckets: 11 bits), recursively, until a bucket fits in the cache (<= 64 Ki records) or 16 bits are
 // left; such a bucket is finished by an LSD radix sort that stays in cache and skips digits where
-// all keys agree: 8 bits per pass below 4 Ki records, from there 10-12 bits when that saves a pass
+// all keys agree: 8 bits per pass below 256 records, from there 10-12 bits when that saves a pass
 // (17-30 key bits: 2 or 3 passes instead of 3 or 4; 29-bit keys, the grid's on rmat22, 4.1 instead
-// of 6.0 ns per record in ranges of 16 Ki, 4.9 instead of 6.4 at 300 Ki). (Splitting a range of
+// of 6.0 ns per record in ranges of 16 Ki, 4.9 instead of 6.4 at 300 Ki on an Intel VM; on an AMD
+// EPYC VM 7.5-9 instead of 15-17 ns in ranges of 512 to 3000, 15 instead of 18 at 256, no gain at
+// 128: docs/performance.md, session 27). (Splitting a range of
 // 300 Ki records 2048 ways left buckets of ~150 records, whose LSD passes cost more in histograms
 // than in moves: 11-12 ns per record, 6 ns with 64 buckets; benchmarks/radix_sort_bench.) Stable:
 // records with equal keys keep their order (both phases are stable counting sorts). Also sorts the
@@ -26,7 +28,7 @@ namespace radix_detail {
 constexpr unsigned kMsdBits = 11;
 constexpr std::size_t kCacheRecords = std::size_t{1} << 16;
 constexpr std::size_t kMsdBucketRecords = std::size_t{1} << 13;  // an MSD split aims at buckets of this size
-constexpr std::size_t kWideDigitRecords = std::size_t{1} << 12;  // LSD in wider digits than bytes from this many records
+constexpr std::size_t kWideDigitRecords = std::size_t{1} << 8;  // LSD in wider digits than bytes from this many records
 
 // LSD over bits [0, bits) of data[0..n), scratch other[0..n), in passes of kDigit bits. Returns
 // where the result ended. The counts of every digit come from one pass over the keys; then one
