@@ -1716,19 +1716,28 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     }
     auto encode = [&]<GridLayout kLayout, std::size_t kInput>(std::size_t t) {
       constexpr std::size_t kStaged = kLayout == GridLayout::kLocal4 ? 8 : 12;
-      std::vector<std::byte*> next(groups);  // where the task's next entry of each group goes
-      for (std::uint64_t g = 0; g < groups; ++g) next[g] = into[g] + (run_groups[t * groups + g] - slice_begin[g]) * kStaged;
-      const std::uint32_t* group_index = group_of.data();
+      std::vector<std::byte*> next_of(groups);  // where the task's next entry of each group goes
+      for (std::uint64_t g = 0; g < groups; ++g) next_of[g] = into[g] + (run_groups[t * groups + g] - slice_begin[g]) * kStaged;
+      // Copies in this frame: the entries' stores (std::byte: they may alias anything) would
+      // otherwise make the loop read the captured values, the vector's array among them, again
+      // for every record.
+      std::byte** const next = next_of.data();
+      const std::uint32_t* const group_index = group_of.data();
+      const std::byte* const input = run.data();
+      const EdgeFileType input_type = type;
+      const GridBucketing bucket = bucket_of;
+      const std::uint32_t mask = local_mask;
+      const bool drop_reversed = halved;
       const std::size_t end = m * (t + 1) / T;
       for (std::size_t i = m * t / T; i < end; ++i) {
-        const Edge e = decode_edge(run.data() + i * kInput, type);
-        if (halved && e.src > e.dst) continue;  // not in a halved grid
-        const auto b = static_cast<std::uint32_t>(bucket_of(e.src, e.dst));
+        const Edge e = decode_edge(input + i * kInput, input_type);
+        if (drop_reversed && e.src > e.dst) continue;  // not in a halved grid
+        const auto b = static_cast<std::uint32_t>(bucket(e.src, e.dst));
         std::byte*& at = next[group_index[b]];
         std::byte* to = at;
         at += kStaged;
         std::memcpy(to, &b, 4);
-        encode_grid_record<kLayout>(to + 4, e, local_mask);
+        encode_grid_record<kLayout>(to + 4, e, mask);
       }
     };
     pool_->run(T, [&](std::size_t t, unsigned) {
