@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <future>
@@ -32,12 +33,12 @@ void encode_grid_record(std::byte* to, const Edge& e, std::uint32_t local_mask) 
 }
 
 // Sorts the n grid records (kLocal4: Record = uint32_t, kLocal8: uint64_t) at `records` by their
-// source's block-local id (their first 4 bytes & local_mask, EngineBase::grid_local_mask(): the low
-// source_bits bits), stable, in pieces of at most scratch.size() records (each piece sorted on its
+// source's block-local id (their first 4 bytes & local_mask, EngineBase::grid_local_mask(): a mask
+// of the low bits), stable, in pieces of at most scratch.size() records (each piece sorted on its
 // own; scratch.size() >= 1).
 template <typename Record>
-void sort_grid_records_by_source(Record* records, std::uint64_t n, std::span<Record> scratch, std::uint32_t local_mask,
-                                 unsigned source_bits) {
+void sort_grid_records_by_source(Record* records, std::uint64_t n, std::span<Record> scratch, std::uint32_t local_mask) {
+  const auto source_bits = static_cast<unsigned>(std::bit_width(local_mask));
   const auto source = [mask = local_mask](Record r) {
     std::uint32_t local = 0;
     std::memcpy(&local, &r, 4);
@@ -1108,7 +1109,7 @@ Status EngineBase::load_grid_records() {
     for (std::uint64_t rank = group_first_rank[g]; rank < group_first_rank[g + 1]; ++rank) {
       const std::uint64_t lo = bucket_begin_[order[rank]];
       const std::uint64_t hi = rank + 1 < buckets ? bucket_begin_[order[rank + 1]] : grid_records_;
-      sort_grid_records_by_source(grid + lo, hi - lo, scratch, local_mask, plan_.grid_shift);
+      sort_grid_records_by_source(grid + lo, hi - lo, scratch, local_mask);
     }
   };
   pool_->run(G, [&](std::size_t g, unsigned worker) {
@@ -1451,19 +1452,33 @@ Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab, std::b
     if (cancel_requested()) return cancelled();
     const std::size_t m = run.size() / rs;
     pool_->run(T, [&](std::size_t t, unsigned) {
-      std::uint64_t* cursor = next.data();
-      const std::uint8_t* owner = owners.data();
-      for (std::size_t i = 0; i < m; ++i) {
-        const Edge e = decode_edge(run.data() + i * rs, type);
-        if (halved && e.src > e.dst) continue;  // not in a halved grid
-        const std::uint64_t b = bucket_of(e.src, e.dst);
+      // Copies in this frame: the records' stores (std::byte: they may alias anything) would
+      // otherwise make the loop read the captured values again for every record (as in
+      // build_staged's staging loop).
+      std::uint64_t* const cursor = next.data();
+      const std::uint8_t* const owner = owners.data();
+      const std::byte* const input = run.data();
+      const std::size_t record_bytes = rs;
+      const EdgeFileType input_type = type;
+      const GridBucketing bucket = bucket_of;
+      const std::uint32_t mask = local_mask;
+      const bool drop_reversed = halved;
+      const bool compact4 = local4;
+      const std::uint64_t first = lo;
+      const std::uint64_t records = slab;
+      std::byte* const to = out;
+      const std::size_t run_records = m;
+      for (std::size_t i = 0; i < run_records; ++i) {
+        const Edge e = decode_edge(input + i * record_bytes, input_type);
+        if (drop_reversed && e.src > e.dst) continue;  // not in a halved grid
+        const std::uint64_t b = bucket(e.src, e.dst);
         if (owner[b] != t) continue;
-        const std::uint64_t at = cursor[b]++ - lo;
-        if (at >= slab) continue;  // another slab's record
-        if (local4) {
-          encode_grid_record<GridLayout::kLocal4>(out + at * 4, e, local_mask);
+        const std::uint64_t at = cursor[b]++ - first;
+        if (at >= records) continue;  // another slab's record
+        if (compact4) {
+          encode_grid_record<GridLayout::kLocal4>(to + at * 4, e, mask);
         } else {
-          encode_grid_record<GridLayout::kLocal8>(out + at * 8, e, local_mask);
+          encode_grid_record<GridLayout::kLocal8>(to + at * 8, e, mask);
         }
       }
     });
