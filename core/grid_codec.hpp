@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-#include "compress/elias_fano.hpp"
 #include "core/engine_options.hpp"
 #include "core/thread_pool.hpp"
 #include "io/status.hpp"
@@ -234,39 +233,10 @@ std::uint64_t encode_grid_slab(std::span<std::byte> records, std::size_t record_
 /// offset to the next piece's). Damaged bytes give records with wrong local ids (the scatter masks
 /// them into the task's blocks) and false.
 template <std::size_t kRecordBytes>
-bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys, std::byte* out) {
-  static_assert(kRecordBytes == 4 || kRecordBytes == 8);
-  // Raw pieces hold the records; Elias-Fano pieces the keys, then (kLocal8) the weights in key
-  // order, weight_bytes each (GridWeights).
-  const unsigned weight_bytes = kRecordBytes == 8 ? p.weight_bytes : 0;
-  const bool valid = !p.encoded || kRecordBytes == 4 || (weight_bytes >= 1 && weight_bytes <= 4);
-  const std::uint64_t tail = p.encoded ? count * weight_bytes : count * kRecordBytes;
-  if (!valid || stored.size() < tail) {
-    std::memset(out, 0, count * kRecordBytes);
-    return false;
-  }
-  if (!p.encoded) {
-    std::memcpy(out, stored.data(), tail);
-    return true;
-  }
-  // The keys' high parts go to the last 4 * (count + 8) bytes of `out` (out has room for
-  // kRecordBytes * count + 32), then the records' ids are written front to back: record i ends
-  // before the high part of key i + 1, which is read later; then (kLocal8) the weights, one loop
-  // for the piece's width (GridWeights::load_all).
-  const std::span<const std::byte> key_bytes = stored.first(stored.size() - tail);
-  auto* high = reinterpret_cast<std::uint32_t*>(out + count * (kRecordBytes - 4));
-  const std::uint32_t dst_high = p.dst_high;
-  const std::byte* const weights = key_bytes.data() + key_bytes.size();
-  const float scale = kRecordBytes == 8 ? GridWeights{weight_bytes, p.weight_exponent}.scale() : 1.0F;
-  // By value: the stores through `out` could otherwise alias what the lambda reads. Inlined into
-  // each value's decoding (GCC otherwise calls it once per record).
-  const bool decoded = elias_fano_decode(key_bytes, count, p.low_bits, p.base, high,
-                                         [keys, dst_high, out](std::uint64_t i, std::uint32_t key) __attribute__((always_inline)) {
-                                           const std::uint32_t local = keys.local(key, dst_high);
-                                           std::memcpy(out + i * kRecordBytes, &local, 4);
-                                         });
-  if constexpr (kRecordBytes == 8) GridWeights::load_all(weights, weight_bytes, scale, count, out + 4, 8);
-  return decoded;
-}
+bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys, std::byte* out);
+// Compiled once, in grid_codec.cpp (the Elias-Fano decoder has a loop per key width: instantiating it
+// in every engine's translation unit cost each algorithm ~15% of its compile time).
+extern template bool decode_grid_piece<4>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
+extern template bool decode_grid_piece<8>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
 
 }  // namespace edgestream
