@@ -214,8 +214,11 @@ auto final_states(const GraphInfo& graph, const P& program, std::uint64_t k, uns
 }
 
 TEST_CASE("keyed streams: the split pass takes a run of input in many steps, same results", "[keyed_streams]") {
-  // Tiny batches leave the split pass little worker room: its steps are ~1000-10000 records, so
-  // the one 480 KB run of input is split in many steps, each appended beside the next one's staging.
+  // Small batches leave the split pass little worker room: at 1024 records per batch its steps are
+  // ~3000-12000 records, so the one 480 KB run of input is split in many steps, each appended beside
+  // the next one's staging. (1024 is also the smallest batch that keeps keyed streams: segments are
+  // at most a batch and at least 1024 records. Smaller batches turn them off, and cost ~10 s per
+  // case in thread wake-ups.)
   TempDir dir;
   std::vector<Edge> edges = random_edges(20011, 40000, 5);
   for (std::size_t i = 0; i < edges.size(); i += 3) edges[i].src %= 97;  // most records to partition 0
@@ -229,7 +232,7 @@ TEST_CASE("keyed streams: the split pass takes a run of input in many steps, sam
   const auto sssp_want = final_states(*graph, SsspProgram{}, 1, 2, 0, true, dir.path(), distance);
   const auto scc_want = final_states(*graph, SccProgram{}, 1, 2, 0, true, dir.path(), scc_label);
   for (unsigned p : {1U, 2U, 3U}) {
-    for (std::uint64_t batch : {std::uint64_t{16}, std::uint64_t{0}}) {
+    for (std::uint64_t batch : {std::uint64_t{1024}, std::uint64_t{0}}) {
       for (bool keyed : {true, false}) {
         INFO("-p " << p << ", batch " << batch << (keyed ? ", keyed" : ", input-order streams"));
         CHECK(final_states(*graph, CcProgram{}, 3, p, batch, keyed, dir.path(), cc_label) == cc_want);      // undirected
