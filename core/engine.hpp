@@ -129,8 +129,9 @@ class Engine : private EngineBase {
     // A program that tells its active vertices scatters from some sources only: the grid orders
     // each bucket by source (a source's records consecutive, its state or Source read once per run,
     // in order). PageRank (every source scatters) keeps its order: by source its supersteps were
-    // 5-10% slower. rmat22 at 4G, supersteps: sssp ~2.1 -> ~1.5 s, bfs 0.58 -> 0.45 s
-    // (docs/performance.md, sessions 25-26).
+    // 5-10% slower. rmat22 at 4G, supersteps: sssp ~2.1 -> ~1.5 s (docs/performance.md, sessions
+    // 25-26). The in-memory grid of a program with a narrow Source (bfs) keeps input order all the
+    // same (EngineBase::load_grid_records: there the sort cost more set-up than it saved).
     traits.grid_by_source = ProgramWithActive<P>;
     return traits;
   }

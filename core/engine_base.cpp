@@ -1096,12 +1096,15 @@ Status EngineBase::load_grid_records() {
   // traits_.grid_by_source (programs that tell their active vertices): each bucket is sorted by
   // source right after its group is placed (its records still in the CPU cache), so that a
   // source's records are consecutive, as in the on-disk grid's keys (GridKeys): the superstep tests
-  // its bit and reads its state (or Source) once per run, in order, instead of at random. rmat22 at
-  // 4G: supersteps sssp ~2.1 -> ~1.5 s, bfs 0.58 -> 0.45 s, for ~0.1 s of set-up
-  // (docs/performance.md, session 26). Scratch: the run buffer (the plan's), a share per worker; a
-  // larger bucket is sorted in pieces of a share.
+  // its bit and reads its state once per run, in order, instead of at random. rmat22 at 4G:
+  // supersteps sssp ~2.1 -> ~1.5 s for ~0.1 s of set-up (docs/performance.md, session 26); cc's
+  // 1.7-1.9 -> 1.3-1.6 s (session 28). Not for a program that scatters from a narrow Source (bfs:
+  // 1 byte per vertex, 4 MiB at rmat22, which the caches hold in any order): its supersteps gained
+  // 0.1 s on the Intel VM and nothing on the AMD one, where the sort cost 0.3-0.45 s of set-up
+  // (session 28: wall 2.98 -> 2.67 s, 8 pairs). Scratch: the run buffer (the plan's), a share per
+  // worker; a larger bucket is sorted in pieces of a share.
   const std::uint64_t share_records = run_scratch.size() / pool_->size() / grid_rs;
-  const bool by_source = traits_.grid_by_source && share_records > 0;
+  const bool by_source = traits_.grid_by_source && traits_.source_bytes == 0 && share_records > 0;
   grid_by_source_ = by_source;  // (in pieces of a share when a bucket is larger: nearly so)
   auto sort_group = [&]<typename Record>(std::uint64_t g, unsigned worker) {
     auto* const grid = reinterpret_cast<Record*>(grid_.data());

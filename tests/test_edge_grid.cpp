@@ -851,6 +851,7 @@ static_assert(ProgramWithActive<ArrivalDescentSourceProgram> && ProgramWithSourc
               ProgramWithTargets<ArrivalDescentSourceProgram>);
 
 TEST_CASE("grid of a program that tells its active vertices: every bucket by source, in memory and on disk", "[edge_grid]") {
+  // (In memory, unless the program scatters from a narrow Source: those buckets keep input order.)
   // A vertex's updates from one source block all come from one bucket (of cell {block(src),
   // block(dst)}), applied in record order; with each bucket's records by source (the in-memory
   // grid: sorted once placed) they arrive with no descent. (On disk the Elias-Fano keys give one
@@ -913,9 +914,15 @@ TEST_CASE("grid of a program that tells its active vertices: every bucket by sou
     REQUIRE((V >> shift) >= 4);  // several blocks
   }
   CHECK(run.template operator()<ArrivalDescentProgram<false>>(2, std::size_t{4} << 20, 2) > 100);  // input order: the check can fail
+  // A program that scatters from a narrow Source (as bfs) gets its in-memory buckets in input order
+  // (EngineBase::load_grid_records: the sort would not pay): there descents remain.
   auto check_with = [&]<typename Program>() {
     for (const unsigned threads : {1U, 2U}) {
-      CHECK(run.template operator()<Program>(0, std::size_t{4} << 20, threads) == 0);
+      if constexpr (ProgramWithSource<Program>) {
+        CHECK(run.template operator()<Program>(0, std::size_t{4} << 20, threads) > 100);
+      } else {
+        CHECK(run.template operator()<Program>(0, std::size_t{4} << 20, threads) == 0);
+      }
       CHECK(run.template operator()<Program>(1, std::size_t{64} << 10, threads) == 0);
     }
     // Runs of 341 records: the in-memory grid's sort scratch (a share of the run buffer) is
