@@ -240,7 +240,7 @@ class EngineBase {
   GridKeys grid_keys_;                       // the compact records' sort keys (core/grid_codec.hpp)
   // Every bucket's records are ordered by source (traits_.grid_by_source: the Elias-Fano grid's
   // keys, or the in-memory grid sorted once placed): the grid scatter reads the sources' states (or
-  // Source) in order and prefetches nothing.
+  // Source) in order; the scatter by destination block prefetches nothing then.
   bool grid_by_source_ = false;
   std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
   bool input_validated_ = false;           // every input record has been read and checked once
