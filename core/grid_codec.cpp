@@ -202,7 +202,6 @@ bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const 
   return decoded;
 }
 
-
 template bool decode_grid_piece<4>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
 template bool decode_grid_piece<8>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
 

@@ -235,7 +235,7 @@ std::uint64_t encode_grid_slab(std::span<std::byte> records, std::size_t record_
 template <std::size_t kRecordBytes>
 bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys, std::byte* out);
 // Compiled once, in grid_codec.cpp (the Elias-Fano decoder has a loop per key width: instantiating it
-// in every engine's translation unit cost each algorithm ~15% of its compile time).
+// in every engine's translation unit cost each algorithm file about a third of its compile time).
 extern template bool decode_grid_piece<4>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
 extern template bool decode_grid_piece<8>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
 

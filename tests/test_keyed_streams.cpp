@@ -210,6 +210,8 @@ auto final_states(const GraphInfo& graph, const P& program, std::uint64_t k, uns
     return Status::ok();
   });
   REQUIRE(stats.has_value());
+  // Keyed streams when asked for (K > 1), and only then.
+  CHECK((stats->plan.segment_records > 0) == (keyed && k > 1));
   return states;
 }
 
