@@ -957,10 +957,6 @@ class Engine : private EngineBase {
           // records skipped before then are as if scattered before that update, which they may be.)
           std::uint64_t* const bits = active_bits_.data();
           const bool track = block_shift >= 6;
-          // Records by source are prefetched too, although their sources' states are read in
-          // order and their destinations' lie in one sub-bucket: rmat22 sssp at 4G, supersteps
-          // 3.75 -> 3.05 s on the AMD VM (10 pairs; its caches miss those strided reads), 1.42-1.51
-          // -> 1.61-1.70 s on the Intel one (docs/performance.md, sessions 26 and 28).
           auto emit = [&](VertexId target, const Update& u) {
             const std::uint32_t block = target >> block_shift;
             if (block == a || block == b) {
@@ -1005,6 +1001,11 @@ class Engine : private EngineBase {
               const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
               for (; r < stop; ++r, record += rs) {
                 if constexpr (kLayout != GridLayout::kFull) {
+                  // Records by source are prefetched too, although their sources' states are read
+                  // in order and their destinations' lie in one sub-bucket: rmat22 sssp at 4G,
+                  // supersteps 3.75 -> 3.05 s on the AMD VM (10 pairs; its caches miss those strided
+                  // reads), 1.42-1.51 -> 1.61-1.70 s on the Intel one (docs/performance.md, sessions
+                  // 26 and 28).
                   if (r + kGridPrefetchDistance < stop) {
                     prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, mask, st, sources, bits);
                   }
