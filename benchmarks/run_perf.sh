@@ -16,10 +16,11 @@
 # SCALE=22 (small graph; the big one is SCALE+2), WORKLOADS="mem ooc big-ooc big-all",
 # ALGORITHMS="pagerank bfs cc sssp", REPS=3, THREADS=2, ITERS=20 (PageRank iterations),
 # CHUNK=4M, DEPTH=4 (engine request size and depth = probed cell), PROBE_FILE_SIZE=1G,
-# PROBE_SECONDS=2, COST=1 (0: skip the single-thread baselines), XSTREAM= (X-Stream's
-# benchmark_driver), XSTREAM_BLOCK_MEM=1 (0: X-Stream's out-of-core runs without block_mem),
-# TIMEOUT=3600 (seconds per run), and the budgets MEM_BUDGET=4G, OOC_BUDGET=256M, BIG_OOC_BUDGET=1G,
-# BIG_ALL_BUDGET=96M; CODEC=none (the engine's stream codecs, as benchmarks/sweep --codec takes them:
+# PROBE_SECONDS=2, PROBE_EACH=1 (a probe before each workload x algorithm; 0: one for the whole
+# run), COST=1 (0: skip the single-thread baselines), XSTREAM= (X-Stream's benchmark_driver),
+# XSTREAM_BLOCK_MEM=1 (0: X-Stream's out-of-core runs without block_mem), TIMEOUT=3600 (seconds
+# per run), and the budgets MEM_BUDGET=4G, OOC_BUDGET=256M, BIG_OOC_BUDGET=1G, BIG_ALL_BUDGET=96M;
+# CODEC=none (the engine's stream codecs, as benchmarks/sweep --codec takes them:
 # e.g. delta/none = --edges_codec delta --updates_codec none; they matter with K > 1 only).
 #
 # X-Stream reads through the page cache: out of core (every workload but mem) it runs while
@@ -48,7 +49,7 @@ while (($#)); do
     --reps) reps=$2; shift 2 ;;
     --xstream) xstream=$2; shift 2 ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/{/^#/p}' "$0"; exit 0 ;;
     *) echo "run_perf: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -89,21 +90,34 @@ for a in $algorithms; do
   case "$a" in pagerank|bfs|cc|sssp) ;; *) echo "run_perf: unknown algorithm $a (pagerank, bfs, cc, sssp)" >&2; exit 2 ;; esac
 done
 
-# 1. The device bound, measured in this run at the engine's request size and depth.
-echo "run_perf: probing $work (device_probe, ${chunk} x ${depth}) ..." >&2
-build/device_probe "$work" --sizes "$chunk" --depths "$depth" --file_size "${PROBE_FILE_SIZE:-1G}" \
-  --seconds "${PROBE_SECONDS:-2}" >"$out/probe.csv.tmp" 2>"$out/probe.log"
-mv "$out/probe.csv.tmp" "$out/probe.csv"
-grep -E '^(read|write),' "$out/probe.csv" | awk -F, '{printf "run_perf: device %s %s MB/s\n", $1, $4}' >&2
+# 1. The device bound, measured in this run at the engine's request size and depth: once before
+# each workload x algorithm (PROBE_EACH=1, the default: a shared cloud disk's bandwidth drifts by
+# tens of percent within minutes, so each sweep's runs are held against a probe taken just before
+# them; every run keeps its sitting's figures), or once for the whole run (PROBE_EACH=0).
+# OUT/probe.csv is the latest probe (perf_report's figures for a run that kept none).
+probe_device() {  # probe CSV path
+  echo "run_perf: probing $work (device_probe, ${chunk} x ${depth}) ..." >&2
+  build/device_probe "$work" --sizes "$chunk" --depths "$depth" --file_size "${PROBE_FILE_SIZE:-1G}" \
+    --seconds "${PROBE_SECONDS:-2}" >"$1.tmp" 2>"$out/probe.log"
+  mv "$1.tmp" "$1"
+  [ "$1" = "$out/probe.csv" ] || cp "$1" "$out/probe.csv"
+  grep -E '^(read|write),' "$1" | awk -F, '{printf "run_perf: device %s %s MB/s\n", $1, $4}' >&2
+}
+if [ "${PROBE_EACH:-1}" != 1 ]; then probe_device "$out/probe.csv"; fi
 
 # 2. The engine: one sweep per workload x algorithm (graph, budget and driver arguments differ).
 for w in $workloads; do
   read -r s budget < <(workload_spec "$w")
   for a in $algorithms; do
     g=$(graph_for "$s" "$a")
+    probe="$out/probe.csv"
+    if [ "${PROBE_EACH:-1}" = 1 ]; then
+      probe="$out/probe-$w-$a.csv"
+      probe_device "$probe"
+    fi
     benchmarks/sweep --out "$out/$w" --volume "work=$work" --graph "$g" --algorithm "$a" --memory "$budget" \
       --read-chunk "$chunk" --io-depth "$depth" --codec "${CODEC:-none}" --reps "$reps" --threads "$threads" \
-      --timeout "${TIMEOUT:-3600}" --driver-args "$(driver_args_for "$a")" --probe "work=$out/probe.csv"
+      --timeout "${TIMEOUT:-3600}" --driver-args "$(driver_args_for "$a")" --probe "work=$probe"
   done
 done
 
