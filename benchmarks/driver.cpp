@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -22,7 +23,9 @@
 #include "core/grid_codec.hpp"
 #include "core/size_literal.hpp"
 #include "core/volume_set.hpp"
+#include "io/device_sampler.hpp"
 #include "io/graph_format.hpp"
+#include "io/timeline.hpp"
 #include "utils/memory_blocker.hpp"
 
 namespace po = boost::program_options;
@@ -54,6 +57,8 @@ po::options_description make_options() {
       ("compressed_io", "zlib for edge and update streams (X-Stream's meaning)")
       ("blocked_memory", po::value<std::string>()->default_value("0"), "pin this much RAM during the run")
       ("heartbeat", "one line per superstep on stderr")
+      ("timeline", po::value<std::string>(),
+       "write every thread's work and waits as a Chrome trace (JSON; open in ui.perfetto.dev) and their totals on stderr")
       ("measure_scatter_gather", "accepted; per-superstep times are in --stats_json")
       ("destroy_init", "accepted; the input is never modified")
       ("vertices_disk", po::value<std::string>(), "volume index for the vertex state file (default: striped over all volumes)")
@@ -264,6 +269,32 @@ bool write_in_place(const std::string& path) {
   std::error_code ec;
   const auto link = std::filesystem::symlink_status(path, ec);
   return std::filesystem::exists(link) && !std::filesystem::is_regular_file(link);
+}
+
+// --timeline samples the devices this often (their busy time is counted in milliseconds, or in
+// jiffies of 4 ms on some kernels).
+constexpr std::chrono::milliseconds kDeviceSamplePeriod{50};
+
+// --timeline's totals on stderr: one line per thread, its spans' seconds and counts by name; one
+// per sampled device.
+void print_timeline_totals(std::ostream& err, const std::string& path, const timeline::Summary& summary,
+                           const std::vector<DeviceSampler::Totals>& devices, const std::vector<std::string>& skipped) {
+  err << "TIMELINE " << path << ": " << summary.spans << " spans of " << summary.threads.size() << " threads, "
+      << summary.counter_samples << " device samples, over " << summary.seconds << " s\n";
+  for (const DeviceSampler::Totals& d : devices) {
+    err << "TIMELINE device " << d.device << " (" << d.dir << "): read " << static_cast<double>(d.bytes_read) * 1e-9 << " GB, written "
+        << static_cast<double>(d.bytes_written) * 1e-9 << " GB, busy " << d.busy_seconds << " s of " << d.seconds << " s\n";
+  }
+  for (const std::string& dir : skipped) err << "TIMELINE device of " << dir << ": no block device statistics (not sampled)\n";
+  for (const timeline::ThreadTotals& thread : summary.threads) {
+    err << "TIMELINE " << thread.thread << ":";
+    const char* separator = " ";
+    for (const timeline::SpanTotal& span : thread.spans) {
+      err << separator << span.name << " " << static_cast<double>(span.nanoseconds) * 1e-9 << " s x" << span.count;
+      separator = ", ";
+    }
+    err << "\n";
+  }
 }
 
 // X-Stream's floating-point options of algorithms this build does not run yet: still well-formed.
@@ -506,7 +537,7 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
     return kExitError;
   }
   request->graph = *graph;
-  for (const char* option : {"output", "stats_json"}) {
+  for (const char* option : {"output", "stats_json", "timeline"}) {
     if (vm.count(option) == 0) continue;
     const Status status = check_output_path(option, vm[option].as<std::string>(), *graph);
     if (!status.is_ok()) {
@@ -514,12 +545,17 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
       return status.code() == StatusCode::kInvalidArgument ? kExitUsage : kExitError;
     }
   }
-  if (vm.count("output") != 0 && vm.count("stats_json") != 0) {
-    std::error_code ec;
-    if (std::filesystem::weakly_canonical(vm["output"].as<std::string>(), ec) ==
-        std::filesystem::weakly_canonical(vm["stats_json"].as<std::string>(), ec)) {
-      err << "benchmark_driver: --output and --stats_json name the same file " << vm["output"].as<std::string>() << "\n";
-      return kExitUsage;
+  const char* const files[] = {"output", "stats_json", "timeline"};
+  for (std::size_t i = 0; i < std::size(files); ++i) {
+    for (std::size_t j = i + 1; j < std::size(files); ++j) {
+      if (vm.count(files[i]) == 0 || vm.count(files[j]) == 0) continue;
+      std::error_code ec;
+      if (std::filesystem::weakly_canonical(vm[files[i]].as<std::string>(), ec) ==
+          std::filesystem::weakly_canonical(vm[files[j]].as<std::string>(), ec)) {
+        err << "benchmark_driver: --" << files[i] << " and --" << files[j] << " name the same file "
+            << vm[files[i]].as<std::string>() << "\n";
+        return kExitUsage;
+      }
     }
   }
   // A mistyped --work_dir (or [disk] mntN) fails now, not only once a graph is large enough to need
@@ -568,8 +604,38 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
     blocker.emplace(std::move(*locked));
   }
 
+  const std::string timeline_path = vm.count("timeline") != 0 ? vm["timeline"].as<std::string>() : std::string();
+  std::optional<DeviceSampler> device_sampler;  // with --timeline: the input's and the scratch volumes' devices
+  if (!timeline_path.empty()) {
+    timeline::name_thread("main");
+    if (const Status started = timeline::start(timeline_path); !started.is_ok()) {
+      err << "benchmark_driver: " << started.message() << "\n";
+      return kExitError;
+    }
+    std::vector<std::filesystem::path> dirs{graph->edge_path.parent_path().empty() ? std::filesystem::path(".")
+                                                                                    : graph->edge_path.parent_path()};
+    for (const auto& root : volume_roots(request->engine, *graph)) dirs.push_back(root);
+    device_sampler.emplace(dirs, kDeviceSamplePeriod);
+  }
   out << "CORE::GRAPH " << graph_arg << "\n" << "CORE::ALGORITHM " << algorithm << "\n";
   auto report = runner->second(*request);
+  // The timeline ends with the run; kept only when the run succeeded (like --output).
+  timeline::Summary timeline_totals;
+  std::vector<DeviceSampler::Totals> device_totals;
+  Status timeline_status = Status::ok();
+  if (!timeline_path.empty()) {
+    device_totals = device_sampler->stop();
+    Expected<timeline::Summary> finished = timeline::finish();
+    if (finished) {
+      timeline_totals = std::move(*finished);
+    } else {
+      timeline_status = finished.status();
+    }
+    if (!report || !timeline_status.is_ok() || cancel_requested()) {
+      std::error_code ec;
+      if (!write_in_place(timeline_path)) std::filesystem::remove(timeline_path, ec);
+    }
+  }
   if (!report) {
     const Status& status = report.status();
     // Whatever the error says (an interrupted system call, say), a run that was asked to stop
@@ -595,7 +661,12 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
     err << "benchmark_driver: stopped by signal " << cancel_signal() << "; scratch files removed, no output written\n";
     return 128 + cancel_signal();
   }
+  if (!timeline_status.is_ok()) {
+    err << "benchmark_driver: " << timeline_status.message() << "\n";
+    return kExitError;
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count();
+  if (!timeline_path.empty()) print_timeline_totals(err, timeline_path, timeline_totals, device_totals, device_sampler->skipped());
   print_core_lines(out, report->stats);
   for (const auto& [key, value] : report->summary) out << "ALGORITHM::" << key << " " << value << "\n";
   out << "CORE::TIME::WALL " << wall << " seconds\n";

@@ -59,6 +59,7 @@
 #include "io/aligned_buffer.hpp"
 #include "io/file.hpp"
 #include "io/graph_format.hpp"
+#include "io/timeline.hpp"
 #include "io/record_stream.hpp"
 #include "io/sequential_reader.hpp"
 #include "io/sequential_writer.hpp"
@@ -102,7 +103,11 @@ class Engine : private EngineBase {
   /// removed before returning, whatever the outcome.
   Expected<RunStats> run(const FinalStateVisitor<Vertex>& visit) {
     const auto start = std::chrono::steady_clock::now();
-    Status status = setup();
+    Status status = Status::ok();
+    {
+      const timeline::Span span("setup", "engine");
+      status = setup();
+    }
     stats_.setup_seconds = seconds_since(start);
     if (status.is_ok()) status = iterate(visit);
     close_run();
@@ -177,7 +182,10 @@ class Engine : private EngineBase {
     if (K_ == 1) {
       make_workers();
       // With room for the input, read (and check) it once now; supersteps then stream memory.
-      if (plan_.edge_cache_bytes > 0 && graph_.edges > 0) return load_edge_cache();
+      if (plan_.edge_cache_bytes > 0 && graph_.edges > 0) {
+        const timeline::Span span("load edge cache", "setup");
+        return load_edge_cache();
+      }
       // Without room for them, as a grid on disk when the plan has one (read back every superstep).
       if (plan_.grid_window_bytes > 0 && graph_.edges > 0) return build_disk_grid();
       return Status::ok();
@@ -186,7 +194,10 @@ class Engine : private EngineBase {
     // K > 1: the split pass stages records in the workers' planned room (EngineBase::split_input);
     // their buffers are made after it.
     ES_RETURN_IF_ERROR(open_streams());
-    ES_RETURN_IF_ERROR(split_input());
+    {
+      const timeline::Span span("split input", "setup");
+      ES_RETURN_IF_ERROR(split_input());
+    }
     make_workers();
     return input_checked();
   }
@@ -221,6 +232,7 @@ class Engine : private EngineBase {
     const std::uint32_t first = s;
     for (;; ++s) {
       const auto superstep_start = std::chrono::steady_clock::now();
+      const timeline::Span superstep_span("superstep", "engine", s);
       current_ = SuperstepStats{};
       current_.superstep = s;
       if (s == first && s > 0) current_.changed = checkpoint_->resumed_changed();
@@ -238,6 +250,7 @@ class Engine : private EngineBase {
         } else if (s == first) {  // resumed: the checkpoint holds exactly these states
           ES_RETURN_IF_ERROR(checkpoint_->read_state(base_, std::span(state_.data(), count_ * sizeof(Vertex))));
         } else {
+          const timeline::Span gather_span("gather", "engine", static_cast<std::int64_t>(p));
           ES_RETURN_IF_ERROR(load_partition(p));
           const std::uint64_t before = current_.changed;
           ES_RETURN_IF_ERROR(gather_pending(p, (s - 1) & 1U, s - 1));
@@ -249,10 +262,16 @@ class Engine : private EngineBase {
         // (once every input record has been checked), and grid cells of inactive blocks are skipped.
         bool idle = false;
         if constexpr (ProgramWithActive<P>) idle = mark_active_blocks(s) == 0 && input_validated_;
-        if (!idle) ES_RETURN_IF_ERROR(scatter_partition(p, s));
+        if (!idle) {
+          const timeline::Span scatter_span("scatter", "engine", static_cast<std::int64_t>(p));
+          ES_RETURN_IF_ERROR(scatter_partition(p, s));
+        }
         ES_RETURN_IF_ERROR(save_partition(p));
       }
-      for (auto& writer : writers_[set_out_]) ES_RETURN_IF_ERROR(writer->finish(frame_scratch_[0]));
+      {
+        const timeline::Span finish_span("finish writes", "engine");
+        for (auto& writer : writers_[set_out_]) ES_RETURN_IF_ERROR(writer->finish(frame_scratch_[0]));
+      }
       if (s == first && checkpoint_) checkpoint_->end_resume();
       if (checkpointing) ES_RETURN_IF_ERROR(checkpoint_->commit(pending_changed));
       stats_.updates_emitted += current_.emitted;
@@ -269,6 +288,7 @@ class Engine : private EngineBase {
     // Final pass: deliver what the last superstep spilled, finish, and hand the states over.
     for (std::uint64_t p = 0; p < K_; ++p) {
       if (cancel_requested()) return cancelled();
+      const timeline::Span gather_span("final gather", "engine", static_cast<std::int64_t>(p));
       select_partition(p);
       ES_RETURN_IF_ERROR(load_partition(p));
       ES_RETURN_IF_ERROR(gather_pending(p, s & 1U, s));

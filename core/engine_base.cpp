@@ -17,6 +17,7 @@
 #include "core/staged_block.hpp"
 #include "io/cancellation.hpp"
 #include "io/record_stream.hpp"
+#include "io/timeline.hpp"
 #include "utils/mix64.hpp"
 #include "utils/radix_sort.hpp"
 
@@ -144,7 +145,8 @@ Status EngineBase::plan_run(MemoryPlanInput input) {
   input.active_bits = traits_.active_bits;
   input.stream_active_bits = traits_.stream_active_bits;
   input.stream_record_bytes = edge_record_size(program_edge_type());
-  input.baseline_rss = current_rss_bytes();
+  // With a timeline recording (--timeline), its buffers too: one per pool thread, made as they record.
+  input.baseline_rss = current_rss_bytes() + (timeline::on() ? std::uint64_t{options_.threads} * timeline::kBytesPerThread : 0);
   // Volumes (core/volume_set.hpp, docs/volumes.md): resolved (and the --*_disk placement checked)
   // before planning, because a stream striped over several volumes keeps each volume's depth in
   // flight: the plan sizes buffers for the volumes' envelope, then each volume is fitted to it.
@@ -541,7 +543,10 @@ void EngineBase::select_partition(std::uint64_t p) {
 // One synchronous request on `counters`: its bytes, and the time since `start` as waiting.
 void EngineBase::count_request(IoCounters& counters, std::chrono::steady_clock::time_point start, std::uint64_t read,
                               std::uint64_t written) {
-  counters.wait_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+  const auto begin = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count());
+  const std::uint64_t end = monotonic_ns();  // the same clock (steady_clock)
+  counters.wait_ns += end - std::min(begin, end);
+  timeline::record(read > 0 ? "sync read" : "sync write", "io", begin, end);
   counters.bytes_read += read;
   counters.bytes_written += written;
   ++counters.requests;
@@ -1185,7 +1190,11 @@ Status EngineBase::build_disk_grid() {
   if (slabs > 1 && block >= unit) {
     ES_RETURN_IF_ERROR(build_staged(groups, block));
   } else {
-    ES_RETURN_IF_ERROR(check_and_count());
+    {
+      const timeline::Span span("check and count", "setup");
+      ES_RETURN_IF_ERROR(check_and_count());
+    }
+    const timeline::Span place_span("place from input", "setup");
     const std::vector<std::uint64_t> bounds = grid_slab_bounds();
     for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
       ES_ASSIGN_OR_RETURN(std::byte* const records, grid_slab_buffer(bounds[j + 1] - bounds[j]));
@@ -1494,6 +1503,7 @@ Status EngineBase::place_from_input(std::uint64_t lo, std::uint64_t slab, std::b
 // (--grid_codec ef) its buckets' portions sorted and encoded (core/grid_codec.hpp) into the second
 // window buffer (or, keeping the windows, to after the kept ones), one window.
 Status EngineBase::write_grid_slab(std::uint64_t lo, std::uint64_t slab, std::byte* records) {
+  const timeline::Span span("write grid slab", "setup");
   const std::size_t grid_rs = grid_record_bytes_;
   const std::uint64_t half = plan_.grid_window_bytes;
   if (plan_.grid_codec != GridCodec::kEliasFano) {
@@ -1793,6 +1803,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     return Status::ok();
   };
   {
+    const timeline::Span span("check and stage", "setup");
     Status status = check_count_and<true>(stage, on_bucket);
     for (std::uint64_t g = 0; g < groups && status.is_ok(); ++g) {
       if (group[g].filled > 0) status = flush(g, 0);
@@ -1803,6 +1814,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   }
   place_counted_buckets(bucket_records);  // every staged record was counted in its block
   bucket_records = {};
+  const timeline::Span place_span("place staged", "setup");  // the rest: the slabs filled from the staged blocks
   for (const IoCounters& c : written) stats_.edges_io += c;
 
   // The grid's records [first[g], end[g]) are group g's (groups are runs of buckets in grid

@@ -9,6 +9,7 @@
 
 #include "compress/frame.hpp"
 #include "io/aligned_buffer.hpp"
+#include "io/timeline.hpp"
 
 namespace edgestream {
 
@@ -105,10 +106,11 @@ Expected<GridWindowReader::Window> GridWindowReader::next() {
   if (!pending_.valid()) {
     return Status{StatusCode::kInternal, "edge grid file " + file_.path() + ": no window is being read"};
   }
-  const auto begin = std::chrono::steady_clock::now();
+  const std::uint64_t begin = monotonic_ns();
   const Status read = pending_.get();
-  counters_->wait_ns += static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count());
+  const std::uint64_t end = monotonic_ns();
+  counters_->wait_ns += end - begin;
+  timeline::record("grid read wait", "io", begin, end);
   flush_counters();
   ES_RETURN_IF_ERROR(read);
   const std::uint64_t at = pending_at_;

@@ -1,6 +1,10 @@
 // ThreadPool: generation-counted wake-up, atomic task claiming, the caller works too.
 #include "core/thread_pool.hpp"
 
+#include <string>
+
+#include "io/timeline.hpp"
+
 namespace edgestream {
 
 ThreadPool::ThreadPool(unsigned threads) {
@@ -27,6 +31,7 @@ void ThreadPool::work(unsigned worker) {
 void ThreadPool::run(std::size_t tasks, const std::function<void(std::size_t, unsigned)>& fn) {
   if (tasks == 0) return;
   if (workers_.empty() || tasks == 1) {
+    const timeline::Span span("work", "pool");
     for (std::size_t t = 0; t < tasks; ++t) fn(t, 0);
     return;
   }
@@ -39,13 +44,18 @@ void ThreadPool::run(std::size_t tasks, const std::function<void(std::size_t, un
     ++generation_;
   }
   wake_.notify_all();
-  work(0);
+  {
+    const timeline::Span span("work", "pool");
+    work(0);
+  }
+  const timeline::Span span("barrier", "pool");  // waiting for the other workers to finish their tasks
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return finished_workers_ == workers_.size(); });
   job_ = nullptr;
 }
 
 void ThreadPool::worker_loop(unsigned worker) {
+  timeline::name_thread("pool worker " + std::to_string(worker));
   std::uint64_t seen = 0;
   for (;;) {
     {
@@ -54,7 +64,10 @@ void ThreadPool::worker_loop(unsigned worker) {
       if (stop_) return;
       seen = generation_;
     }
-    work(worker);
+    {
+      const timeline::Span span("work", "pool");  // recorded before the caller can see this worker finished
+      work(worker);
+    }
     {
       std::lock_guard lock(mutex_);
       ++finished_workers_;

@@ -7,6 +7,7 @@
 
 #include "io/fault_injection.hpp"
 #include "io/striped_file.hpp"
+#include "io/timeline.hpp"
 
 namespace edgestream {
 SequentialReader::SequentialReader(const File& file, std::uint64_t begin, std::uint64_t end, const IoOptions& options,
@@ -155,7 +156,9 @@ Status SequentialReader::wait_for(int slot_index) {
     // A volume whose depth was reached may take the next chunk now.
     ES_RETURN_IF_ERROR(fill());
   }
-  counters_->wait_ns += monotonic_ns() - start;
+  const std::uint64_t end = monotonic_ns();
+  counters_->wait_ns += end - start;
+  timeline::record("read wait", "io", start, end);
   return slot.error;
 }
 

@@ -8,6 +8,7 @@
 
 #include "io/fault_injection.hpp"
 #include "io/striped_file.hpp"
+#include "io/timeline.hpp"
 
 namespace edgestream {
 SequentialWriter::SequentialWriter(const File& file, const IoOptions& options, IoCounters* counters)
@@ -101,7 +102,9 @@ Status SequentialWriter::submit_current(bool last) {
   if (!ring_) {
     const std::uint64_t start = monotonic_ns();
     Status status = slot.file->write_at(slot.file_offset, std::span<const std::byte>(slot.buffer.data(), slot.length));
-    counters_->wait_ns += monotonic_ns() - start;
+    const std::uint64_t end = monotonic_ns();
+    counters_->wait_ns += end - start;
+    timeline::record("write wait", "io", start, end);
     slot.busy = false;
     if (!status.is_ok()) {
       error_ = status;
@@ -163,9 +166,11 @@ Status SequentialWriter::complete(int slot_index, int os_result) {
 Status SequentialWriter::wait_one() {
   const std::uint64_t start = monotonic_ns();
   auto completion = ring_->wait();
-  counters_->wait_ns += monotonic_ns() - start;
+  const std::uint64_t end = monotonic_ns();
+  counters_->wait_ns += end - start;
+  timeline::record("write wait", "io", start, end);
   if (!completion) {
-    const Status status(completion.status().code(), "write " + file_->path() + ": " + completion.status().message());
+    Status status(completion.status().code(), "write " + file_->path() + ": " + completion.status().message());
     if (error_.is_ok()) error_ = status;
     return status;
   }

@@ -10,6 +10,7 @@
 # Any sanitizer report fails the run (halt_on_error / exitcode), and so does any failing test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$PWD"  # the build directories may lie elsewhere (ASAN_BUILD_DIR, TSAN_BUILD_DIR)
 what="${1:-all}"
 jobs="${JOBS:-$(nproc)}"
 # Tests at a time: two per core, as scripts/test.sh (most tests wait on direct I/O part of the time).
@@ -17,7 +18,7 @@ test_jobs="${TEST_JOBS:-$((2 * jobs))}"
 # Tags whose tests run several threads in one process (engine workers, routing, parallel frame
 # decoding, concurrent runs, fault injection under load, the on-disk grid's build). The others are
 # single-threaded or only spawn subprocesses, which the ASan run covers.
-TSAN_TAGS="${TSAN_TAGS:-engine edge_cache codecs faults alg_basic grid_codec keyed_streams grid_build}"
+TSAN_TAGS="${TSAN_TAGS:-engine edge_cache codecs faults alg_basic grid_codec keyed_streams grid_build timeline}"
 
 # Sanitizer builds: -O1 with line tables only (all the sanitizers' reports need; full debug info and
 # -O2 cost CI minutes for nothing) and WITHOUT -DNDEBUG, so assert() checks run here too. clang when
@@ -67,7 +68,7 @@ run_thread() {
   regex="^($(echo $TSAN_TAGS | tr ' ' '|'))\$"
   echo "== TSan: tags $TSAN_TAGS ($dir)"
   (cd "$dir" &&
-    TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/../scripts/tsan.supp" \
+    TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp" \
     ctest --output-on-failure -j "$test_jobs" --timeout 1800 -R "$regex")
 }
 

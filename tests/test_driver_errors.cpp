@@ -380,7 +380,7 @@ TEST_CASE("driver errors: a missing or unusable work directory is named", "[erro
   REQUIRE_UNCHANGED(other.path(), other_before);
 }
 
-TEST_CASE("driver errors: --output and --stats_json that cannot be written fail before the run", "[errors]") {
+TEST_CASE("driver errors: --output, --stats_json and --timeline that cannot be written fail before the run", "[errors]") {
   SmallGraph graph;
   write_text(graph.dir / "plainfile", "x\n");
   const auto before = snapshot(graph.dir.path());
@@ -401,11 +401,14 @@ TEST_CASE("driver errors: --output and --stats_json that cannot be written fail 
       {"--stats_json", missing, kExitError, {"--stats_json", missing}},
       {"--stats_json", graph.ini.string(), kExitUsage, {"--stats_json", "input"}},
       {"--stats_json", (graph.dir / "same.txt").string(), kExitUsage, {"--output", "--stats_json", "same file"}},
+      {"--timeline", missing, kExitError, {"--timeline", missing}},
+      {"--timeline", graph.ini.string(), kExitUsage, {"--timeline", "input"}},
+      {"--timeline", (graph.dir / "same.txt").string(), kExitUsage, {"--output", "--timeline", "same file"}},
   };
   for (const Bad& bad : cases) {
     INFO(bad.option << " " << bad.path);
     std::vector<std::string> args{"-g", graph.g(), "-b", "pagerank", "-k", "4", bad.option, bad.path};
-    if (std::string(bad.option) == "--stats_json") {
+    if (std::string(bad.option) != "--output") {
       args.push_back("--output");
       args.push_back((graph.dir / "same.txt").string());
     }
