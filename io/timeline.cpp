@@ -125,7 +125,7 @@ void detail::record(const char* name, const char* category, std::uint64_t begin_
   const std::uint64_t ns = end_ns > begin_ns ? end_ns - begin_ns : 0;
   bool counted = false;
   for (NameTotal& total : log->totals) {
-    if (total.name == name) {
+    if (total.name == name || std::strcmp(total.name, name) == 0) {  // one literal may have several addresses
       ++total.count;
       total.nanoseconds += ns;
       counted = true;

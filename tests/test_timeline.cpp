@@ -152,14 +152,21 @@ TEST_CASE("timeline recorder: each thread's spans, names and totals, written pas
   }
   CHECK(trace.names.at(static_cast<int>(unnamed - summary->threads.begin()) + 1) == unnamed->thread);
 
-  // A second timeline starts empty: nothing of the first one's threads or spans.
+  // A second timeline starts empty: nothing of the first one's threads or spans. One name at two
+  // addresses (as the same literal in two translation units may be) is one total.
+  static const char kSame1[] = "same";
+  static const char kSame2[] = "same";
   REQUIRE(timeline::start(path.string()).is_ok());
-  timeline::record("only", "test", monotonic_ns(), monotonic_ns());
+  timeline::record(kSame1, "test", monotonic_ns(), monotonic_ns());
+  timeline::record(kSame2, "test", monotonic_ns(), monotonic_ns());
   const Expected<timeline::Summary> second = timeline::finish();
   REQUIRE(second);
-  CHECK(second->spans == 1);
+  CHECK(second->spans == 2);
   REQUIRE(second->threads.size() == 1);
-  CHECK(read_trace(path).spans.begin()->second.size() == 1);
+  REQUIRE(second->threads[0].spans.size() == 1);
+  CHECK(second->threads[0].spans[0].name == "same");
+  CHECK(second->threads[0].spans[0].count == 2);
+  CHECK(read_trace(path).spans.begin()->second.size() == 2);
 }
 
 TEST_CASE("timeline recorder: a file that cannot be created, finish without start", "[timeline]") {
