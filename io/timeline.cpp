@@ -185,11 +185,7 @@ Expected<Summary> finish() {
   r.logs.clear();
   summary.spans = r.written - summary.threads.size() - r.counters;  // less the thread names and counter samples
   summary.counter_samples = r.counters;
-  if (r.write_errno != 0) {
-    const StatusCode code = r.write_errno == ENOSPC || r.write_errno == EDQUOT || r.write_errno == EFBIG ? StatusCode::kNoSpace
-                                                                                                          : StatusCode::kIoError;
-    return Status{code, "write timeline file " + r.path + ": " + std::strerror(r.write_errno)};
-  }
+  if (r.write_errno != 0) return errno_status(r.write_errno, "write timeline file", r.path);
   return summary;
 }
 
