@@ -21,6 +21,9 @@ bool read_stat(const std::string& path, BlockDeviceStat& out) {
   return in.good() || in.eof() ? parse_block_device_stat(text.str(), out) : false;
 }
 
+// How much a device counter grew; a wrapped or reset one counts as no traffic.
+std::uint64_t grown(std::uint64_t before, std::uint64_t after) { return after >= before ? after - before : 0; }
+
 }  // namespace
 
 bool parse_block_device_stat(const std::string& text, BlockDeviceStat& out) {
@@ -80,11 +83,9 @@ void DeviceSampler::sample(std::uint64_t now_ns, std::uint64_t elapsed_ns) {
   for (Device& d : devices_) {
     BlockDeviceStat now;
     if (!read_stat(d.stat_path, now)) continue;
-    // Counters only grow; a wrapped or reset one counts as no traffic.
-    auto delta = [](std::uint64_t a, std::uint64_t b) { return b >= a ? b - a : 0; };
-    const double read_mb = static_cast<double>(delta(d.last.read_sectors, now.read_sectors)) * 512 / 1e6 / seconds;
-    const double write_mb = static_cast<double>(delta(d.last.write_sectors, now.write_sectors)) * 512 / 1e6 / seconds;
-    const double busy = std::min(100.0, static_cast<double>(delta(d.last.busy_ms, now.busy_ms)) * 1e-3 / seconds * 100);
+    const double read_mb = static_cast<double>(grown(d.last.read_sectors, now.read_sectors)) * 512 / 1e6 / seconds;
+    const double write_mb = static_cast<double>(grown(d.last.write_sectors, now.write_sectors)) * 512 / 1e6 / seconds;
+    const double busy = std::min(100.0, static_cast<double>(grown(d.last.busy_ms, now.busy_ms)) * 1e-3 / seconds * 100);
     timeline::counter("device " + d.id + " MB/s", now_ns, {{"read", read_mb}, {"write", write_mb}});
     timeline::counter("device " + d.id + " busy %", now_ns, {{"busy", busy}});
     timeline::counter("device " + d.id + " in flight", now_ns, {{"requests", static_cast<double>(now.in_flight)}});
@@ -105,10 +106,9 @@ std::vector<DeviceSampler::Totals> DeviceSampler::stop() {
   for (Device& d : devices_) {
     BlockDeviceStat end = d.last;
     read_stat(d.stat_path, end);
-    auto delta = [](std::uint64_t a, std::uint64_t b) { return b >= a ? b - a : 0; };
-    totals.push_back(Totals{d.id, d.dir, delta(d.first.read_sectors, end.read_sectors) * 512,
-                            delta(d.first.write_sectors, end.write_sectors) * 512,
-                            static_cast<double>(delta(d.first.busy_ms, end.busy_ms)) * 1e-3,
+    totals.push_back(Totals{d.id, d.dir, grown(d.first.read_sectors, end.read_sectors) * 512,
+                            grown(d.first.write_sectors, end.write_sectors) * 512,
+                            static_cast<double>(grown(d.first.busy_ms, end.busy_ms)) * 1e-3,
                             static_cast<double>(stop_ns_ - start_ns_) * 1e-9});
   }
   return totals;
