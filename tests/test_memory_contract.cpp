@@ -2,10 +2,14 @@
 // (2^23 vertices, 16M type 1 edges = 192 MiB; budget 48 MiB), benchmark_driver run as a subprocess
 // (so that the RSS is its own) keeps CORE::UTILS::PEAK_RSS within the budget for pagerank, bfs and
 // cc, exits 0, leaves no scratch behind, and splits the graph (one partition's vertex state alone,
-// 8-12 B per vertex, would exceed the budget at K = 1). A budget far too small fails quickly, with a
+// 8-12 B per vertex, would exceed the budget at K = 1); its --stats_json `memory_plan` terms add up
+// to the estimated peak, within the budget. A budget far too small fails quickly, with a
 // single message naming --physical_memory. At K = 1 with the edges in an on-disk grid the peak RSS
 // also stays within the budget.
 #include <catch2/catch.hpp>
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -86,10 +90,29 @@ TEST_CASE("memory: peak RSS stays within --physical_memory 48M on a 192 MiB grap
   REQUIRE(info);
   REQUIRE(info->edges * info->record_size() >= 3 * kBudget);
   for (const std::string algorithm : {"pagerank", "bfs", "cc"}) {
-    const ProcessResult r = run_within_budget(ini, algorithm, "48M", kBudget, {"--pagerank::niters", "3"});
+    TempDir out;
+    const auto json = out / "stats.json";
+    const ProcessResult r =
+        run_within_budget(ini, algorithm, "48M", kBudget, {"--pagerank::niters", "3", "--stats_json", json.string()});
     const std::string partitions = stat_value(r.out, "CORE::CONFIG::PARTITIONS");
     REQUIRE_FALSE(partitions.empty());
     if (algorithm != "bfs") CHECK(std::stoull(partitions) > 1);
+    // The plan's terms, as --stats_json gives them: they make up the estimate, which fits the budget.
+    boost::property_tree::ptree root;
+    REQUIRE_NOTHROW(boost::property_tree::read_json(json.string(), root));
+    const auto& plan = root.get_child("memory_plan");
+    std::uint64_t sum = 0;
+    for (const auto& [name, value] : plan) {
+      if (name != "budget") sum += value.get_value<std::uint64_t>();
+    }
+    INFO("-b " << algorithm << ": " << slurp(json));
+    CHECK(plan.size() == 12);
+    CHECK(plan.get<std::uint64_t>("budget") == kBudget);
+    CHECK(sum == root.get<std::uint64_t>("estimated_peak_bytes"));
+    CHECK(sum <= kBudget);
+    CHECK(plan.get<std::uint64_t>("vertex_state") >= (std::uint64_t{1} << 23) * 8 / std::stoull(partitions));
+    CHECK(plan.get<std::uint64_t>("baseline") > 0);
+    if (std::stoull(partitions) > 1) CHECK(plan.get<std::uint64_t>("stream_writers") > 0);
   }
 }
 
