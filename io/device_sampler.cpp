@@ -1,12 +1,10 @@
 // DeviceSampler (io/device_sampler.hpp): a thread reading /sys/dev/block/MAJ:MIN/stat every period.
 #include "io/device_sampler.hpp"
 
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-
 #include <fstream>
 #include <sstream>
 
+#include "io/block_device.hpp"
 #include "io/io_options.hpp"
 #include "io/timeline.hpp"
 
@@ -44,16 +42,14 @@ bool parse_block_device_stat(const std::string& text, BlockDeviceStat& out) {
 DeviceSampler::DeviceSampler(const std::vector<std::filesystem::path>& dirs, std::chrono::milliseconds period)
     : period_(period) {
   for (const auto& dir : dirs) {
-    struct stat st {};
-    const std::string id = ::stat(dir.c_str(), &st) == 0
-                               ? std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev))
-                               : std::string();
+    const std::optional<DeviceNumber> number = device_number_of(dir);
+    const std::string id = number ? number->text() : std::string();
     bool known = false;
     for (const Device& d : devices_) known = known || d.id == id;
     if (known) continue;
     Device device{id, dir.string(), "/sys/dev/block/" + id + "/stat", {}, {}};
     // Major 0: no block device behind the directory (tmpfs, FUSE, NFS, overlay).
-    if (id.empty() || major(st.st_dev) == 0 || !read_stat(device.stat_path, device.first)) {
+    if (!number || number->major_id == 0 || !read_stat(device.stat_path, device.first)) {
       skipped_.push_back(dir.string());
       continue;
     }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/block_device.hpp"
 #include "tests/test_support.hpp"
 #include "utils/device_probe.hpp"
 
@@ -164,6 +165,22 @@ TEST_CASE("device_probe: the device and filesystem of a directory come from moun
   CHECK(format_size(4096) == "4K");
   CHECK(format_size(64ull << 20) == "64M");
   CHECK(format_size(5000) == "5000");
+}
+
+TEST_CASE("device numbers: a path's MAJ:MIN is its filesystem's, none for a missing path", "[device_probe]") {
+  test::TempDir dir;
+  const auto number = device_number_of(dir.path());
+  REQUIRE(number.has_value());
+  const std::string text = number->text();
+  CHECK(text == std::to_string(number->major_id) + ":" + std::to_string(number->minor_id));
+  const auto inside = device_number_of(dir.path() / ".");
+  REQUIRE(inside.has_value());
+  CHECK(inside->text() == text);  // the same filesystem
+  CHECK_FALSE(device_number_of(dir / "missing").has_value());
+  const auto proc = device_number_of("/proc");
+  REQUIRE(proc.has_value());
+  CHECK(proc->major_id == 0);  // procfs: no block device behind it
+  CHECK(proc->text() != text);
 }
 
 }  // namespace

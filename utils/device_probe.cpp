@@ -3,8 +3,6 @@
 #include "utils/device_probe.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include <sstream>
 
 #include "io/aligned_buffer.hpp"
+#include "io/block_device.hpp"
 #include "io/file.hpp"
 #include "io/io_options.hpp"
 #include "io/uring_queue.hpp"
@@ -139,9 +138,9 @@ std::string format_size(std::uint64_t bytes) {
 }
 
 std::pair<std::string, std::string> device_of(const std::filesystem::path& dir) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) return {"unknown", "unknown"};
-  const std::string want = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+  const std::optional<DeviceNumber> number = device_number_of(dir);
+  if (!number) return {"unknown", "unknown"};
+  const std::string want = number->text();
   std::ifstream in("/proc/self/mountinfo");
   std::string line;
   // Fields: id parent major:minor root mountpoint options [optional...] - fstype source superopts.
