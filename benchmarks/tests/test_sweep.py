@@ -39,6 +39,7 @@ FAKE_DRIVER = textwrap.dedent("""\
         --edges_codec) codec=$2 ;;
         --read_chunk) chunk=$2 ;;
         --stats_json) stats=$2 ;;
+        --timeline) timeline=$2 ;;
       esac
       shift
     done
@@ -47,6 +48,7 @@ FAKE_DRIVER = textwrap.dedent("""\
       exit 1
     fi
     sleep "${FAKE_SLEEP:-0}"
+    [ -n "${timeline:-}" ] && echo '{"traceEvents": []}' > "$timeline"
     n=$(wc -l < "$FAKE_LOG")
     case "$chunk" in 1M) wall=10.0$((n % 3)) ;; *) wall=2.5$((n % 3)) ;; esac
     cat > "$stats" <<JSON
@@ -243,6 +245,26 @@ class EndToEnd(unittest.TestCase):
         os.remove(self.log)
         self.assertEqual(self.run_sweep(), 0)
         self.assertEqual(self.calls(), 0)
+
+    def test_timeline_dir_keeps_one_trace_per_run(self):
+        timelines = os.path.join(self.dir.name, "traces")
+        self.assertEqual(self.run_sweep("--timeline-dir", timelines, chunks="1M", codecs="none", reps="2"), 0)
+        records = sweep.load_results(os.path.join(self.out, "results.jsonl"))
+        self.assertEqual(len(records), 2)
+        paths = [rec["timeline"] for rec in records]
+        self.assertEqual(len(set(paths)), 2)  # one file per repetition
+        for rec in records:
+            self.assertEqual(os.path.dirname(rec["timeline"]), timelines)
+            self.assertTrue(rec["timeline"].endswith("-rep%d.json" % rec["rep"]))
+            self.assertNotIn("/", os.path.basename(rec["timeline"])[:-5])
+            self.assertIn("--timeline " + rec["timeline"], rec["command"])
+            with open(rec["timeline"]) as f:
+                self.assertEqual(json.load(f), {"traceEvents": []})
+        # Without the option, no --timeline reaches the driver.
+        os.remove(self.log)
+        self.assertEqual(self.run_sweep(chunks="4M", codecs="none", reps="1"), 0)
+        with open(self.log) as f:
+            self.assertNotIn("--timeline", f.read())
 
     def test_failures_are_recorded_and_the_sweep_goes_on(self):
         os.environ["FAKE_FAIL_CODEC"] = "snappy"
