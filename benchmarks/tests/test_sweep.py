@@ -3,6 +3,7 @@ interval against tabulated t values, aggregation with the device bound, resume a
 interruption, failure recording, presets, and a plot smoke test. A fake benchmark_driver (a small
 Python script) stands in for the engine so that these run in seconds."""
 
+import argparse
 import csv
 import importlib.machinery
 import importlib.util
@@ -260,6 +261,13 @@ class EndToEnd(unittest.TestCase):
             self.assertIn("--timeline " + rec["timeline"], rec["command"])
             with open(rec["timeline"]) as f:
                 self.assertEqual(json.load(f), {"traceEvents": []})
+        # A cell key longer than a file name allows: cut, with a digest that keeps cells apart.
+        args = argparse.Namespace(timeline_dir=timelines)
+        cell = dict(records[0]["cell"])
+        long_a = sweep.timeline_path(args, dict(cell, graph="/g" * 200 + "a"), 0)
+        long_b = sweep.timeline_path(args, dict(cell, graph="/g" * 200 + "b"), 0)
+        self.assertLessEqual(len(os.path.basename(long_a)), 200)
+        self.assertNotEqual(long_a, long_b)
         # Without the option, no --timeline reaches the driver.
         os.remove(self.log)
         self.assertEqual(self.run_sweep(chunks="4M", codecs="none", reps="1"), 0)
