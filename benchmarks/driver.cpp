@@ -204,13 +204,9 @@ void print_json(std::ostream& out, const std::string& graph, const std::string& 
       << ",\"decompress_seconds\":" << static_cast<double>(s.input_codec_io.decompress_ns) * 1e-9 << "}";
   out << ",\"cpu_seconds\":" << s.codec_cpu_seconds() << "},\"updates\":{\"emitted\":" << s.updates_emitted << ",\"in_memory\":" << s.updates_in_memory
       << ",\"spilled\":" << s.updates_spilled << "},\"peak_rss_bytes\":" << s.peak_rss
-      << ",\"estimated_peak_bytes\":" << s.plan.estimated_peak() << ",\"memory_plan\":{\"budget\":" << s.plan.budget
-      << ",\"baseline\":" << s.plan.baseline_bytes << ",\"vertex_state\":" << s.plan.state_bytes
-      << ",\"stream_reader\":" << s.plan.reader_bytes << ",\"stream_writers\":" << s.plan.writer_bytes
-      << ",\"worker_buffers\":" << s.plan.worker_bytes << ",\"edge_cache\":" << s.plan.edge_cache_bytes
-      << ",\"codec_buffers\":" << s.plan.codec_bytes << ",\"edge_grid\":" << s.plan.grid_bytes
-      << ",\"keyed_stream_index\":" << s.plan.segment_index_bytes << ",\"split_segments\":" << s.plan.segment_split_bytes
-      << ",\"active_bits\":" << s.plan.active_bytes << "},\"volumes\":[";
+      << ",\"estimated_peak_bytes\":" << s.plan.estimated_peak() << ",\"memory_plan\":{\"budget\":" << s.plan.budget;
+  for (const MemoryPlan::Term& term : s.plan.terms()) out << ",\"" << term.name << "\":" << term.bytes;
+  out << "},\"volumes\":[";
   for (std::size_t i = 0; i < s.volumes.size(); ++i) {
     const VolumeStats& v = s.volumes[i];
     out << (i ? "," : "") << "{\"path\":\"" << json_escape(v.path) << "\",\"read_chunk\":" << v.read_chunk

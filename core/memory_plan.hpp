@@ -4,6 +4,7 @@
 // within --physical_memory. Every byte the engine allocates is one of the terms below.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -107,9 +108,29 @@ struct MemoryPlan {
   // K = 1, a program that tells its active vertices: one bit per vertex (padded to whole grid
   // blocks), the grid scatters' filter (Engine::mark_active_vertices).
   std::uint64_t active_bytes = 0;
+  /// One term of the estimate, named as --stats_json's `memory_plan` gives it.
+  struct Term {
+    const char* name;
+    std::uint64_t bytes;
+  };
+  /// Every term of the estimate; estimated_peak() is their sum.
+  std::array<Term, 11> terms() const {
+    return {{{"baseline", baseline_bytes},
+             {"vertex_state", state_bytes},
+             {"stream_reader", reader_bytes},
+             {"stream_writers", writer_bytes},
+             {"worker_buffers", worker_bytes},
+             {"edge_cache", edge_cache_bytes},
+             {"codec_buffers", codec_bytes},
+             {"edge_grid", grid_bytes},
+             {"keyed_stream_index", segment_index_bytes},
+             {"split_segments", segment_split_bytes},
+             {"active_bits", active_bytes}}};
+  }
   std::uint64_t estimated_peak() const {
-    return baseline_bytes + state_bytes + reader_bytes + writer_bytes + worker_bytes + edge_cache_bytes + codec_bytes +
-           grid_bytes + segment_index_bytes + segment_split_bytes + active_bytes;
+    std::uint64_t sum = 0;
+    for (const Term& term : terms()) sum += term.bytes;
+    return sum;
   }
   std::uint64_t partition_vertices() const { return partition_size; }
   /// The streaming partition holding vertex v: v / partition_size, computed with one multiply
