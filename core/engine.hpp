@@ -149,6 +149,7 @@ class Engine : private EngineBase {
   struct alignas(64) Worker {
     std::vector<Entry> emitted;         // phase 1 output
     std::size_t emitted_count = 0;
+    const Entry* input = nullptr;       // route_and_apply's updates when not emitted (gather_run's run in place)
     std::vector<Entry> routed;          // phase 2 output: emitted, grouped by key
     std::vector<std::uint32_t> offsets; // keys + 1 entries; after routing, key -> end of its range in routed
     std::vector<std::uint32_t> counts;  // kExtraHistograms more key counters (route_and_apply), or empty
@@ -483,18 +484,27 @@ class Engine : private EngineBase {
         Worker& w = workers_[t];
         const std::size_t lo = begin + count * t / T;
         const std::size_t hi = begin + count * (t + 1) / T;
-        std::memcpy(static_cast<void*>(w.emitted.data()), run.data() + lo * sizeof(Entry), (hi - lo) * sizeof(Entry));
+        // The run is routed where it lies when its entries are aligned (a frame's payload is), else
+        // from a copy in the worker's buffer: one copy of every update fewer.
+        const std::byte* const first = run.data() + lo * sizeof(Entry);
+        if (reinterpret_cast<std::uintptr_t>(first) % alignof(Entry) == 0) {
+          w.input = reinterpret_cast<const Entry*>(first);
+        } else {
+          std::memcpy(static_cast<void*>(w.emitted.data()), first, (hi - lo) * sizeof(Entry));
+          w.input = w.emitted.data();
+        }
         w.emitted_count = hi - lo;
         w.bad_record = UINT64_MAX;
         for (std::size_t i = 0; i < w.emitted_count; ++i) {
-          if (w.emitted[i].target - base_ >= count_) {
+          if (w.input[i].target - base_ >= count_) {
             w.bad_record = lo + i;
             break;
           }
         }
       });
-      for (const Worker& w : workers_) {
+      for (Worker& w : workers_) {
         if (w.bad_record != UINT64_MAX) {
+          for (Worker& other : workers_) other.input = nullptr;
           return corruption("update stream " + file.path() + " holds an update for a vertex outside partition " +
                             std::to_string(partition_));
         }
@@ -1086,6 +1096,10 @@ class Engine : private EngineBase {
   // scatters read the sources' states at random over a partition larger than the CPU cache.
   // rmat22 PageRank 5 it., -k 4 (docs/performance.md, session 9): user CPU -22% at 32; 64 the same.
   static constexpr std::size_t kStreamPrefetchDistance = 32;
+  // The gathers of routed and keyed updates ask for the state this many updates ahead. rmat24
+  // PageRank 2 it. at 96M (K = 4), user CPU 52.9 / 46.0 / 42.4 / 43.2 -> 42.6 / 39.6 / 35.8 / 34.7 s
+  // together with routing gather_run's updates in place (docs/performance.md, session 32).
+  static constexpr std::size_t kGatherPrefetchDistance = 16;
 
   // Scatter of a run of whole edge records of `type`, in parallel steps of batch_records per task, in the
   // directions `mode` asks for; records are checked against the graph's rules when `validate`.
@@ -1328,6 +1342,7 @@ class Engine : private EngineBase {
         const bool own_words = plan_.cache_shift >= 12;
         for_each_run([&](const Entry* data, std::size_t n) {
           for (std::size_t i = 0; i < n; ++i) {
+            if (i + kGatherPrefetchDistance < n) __builtin_prefetch(apply_to + (data[i + kGatherPrefetchDistance].target - base), 1);
             const std::uint64_t v = data[i].target - base;
             if (program_.gather(data[i].target, apply_to[v], data[i].value, s)) {
               ++changed;
@@ -1439,6 +1454,8 @@ class Engine : private EngineBase {
       // its table-0 updates, then its table-1 updates, ... each in emitted order (deterministic).
       std::uint32_t* offsets = w.offsets.data();
       const std::size_t n = w.emitted_count;
+      const Entry* const in = w.input != nullptr ? w.input : w.emitted.data();
+      w.input = nullptr;
       std::uint32_t* table[1 + kExtraHistograms] = {offsets};
       std::size_t tables = 1;
       if (!w.counts.empty()) {
@@ -1452,9 +1469,9 @@ class Engine : private EngineBase {
       std::fill(w.offsets.begin(), w.offsets.end(), 0U);
       std::fill(w.counts.begin(), w.counts.end(), 0U);
       for (std::size_t i = 0; i < n4; i += 4) {
-        for (std::size_t j = 0; j < 4; ++j) ++quad[j][key_of(w.emitted[i + j].target)];
+        for (std::size_t j = 0; j < 4; ++j) ++quad[j][key_of(in[i + j].target)];
       }
-      for (std::size_t i = n4; i < n; ++i) ++table[i & mask][key_of(w.emitted[i].target)];
+      for (std::size_t i = n4; i < n; ++i) ++table[i & mask][key_of(in[i].target)];
       std::uint32_t running = 0;  // counts -> each (key, table) part's first index, key-major
       for (std::size_t k = 0; k < keys_; ++k) {
         for (std::size_t j = 0; j < tables; ++j) {
@@ -1463,7 +1480,8 @@ class Engine : private EngineBase {
           running += c;
         }
       }
-      auto place = [&](std::size_t i, std::uint32_t* t) { w.routed[t[key_of(w.emitted[i].target)]++] = w.emitted[i]; };
+      Entry* const routed = w.routed.data();
+      auto place = [&](std::size_t i, std::uint32_t* t) { routed[t[key_of(in[i].target)]++] = in[i]; };
       for (std::size_t i = 0; i < n4; i += 4) {
         for (std::size_t j = 0; j < 4; ++j) place(i + j, quad[j]);
       }
@@ -1492,8 +1510,12 @@ class Engine : private EngineBase {
         for (const Worker& w : workers_) {
           const std::uint32_t begin = task == 0 ? 0 : w.offsets[task - 1];
           const std::uint32_t end = w.offsets[task];
+          const Entry* const routed = w.routed.data();
           for (std::uint32_t i = begin; i < end; ++i) {
-            const Entry& e = w.routed[i];
+            // The targets lie at random in a cache partition: half of --cpu_cache_size (1 MiB by
+            // default), more than an L2 cache of 512 KiB (the AMD VM's).
+            if (i + kGatherPrefetchDistance < end) __builtin_prefetch(st + (routed[i + kGatherPrefetchDistance].target - base), 1);
+            const Entry& e = routed[i];
             changed += program_.gather(e.target, st[e.target - base], e.value, emitted_superstep) ? 1 : 0;
           }
         }
