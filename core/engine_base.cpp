@@ -1410,6 +1410,8 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
     // By value (check_run copies the callback per task): the values stay in registers.
     auto check_as = [&]<bool kHalved, bool kCount>() {
       return check_run(run, first, [row = rows.data(), bucket_of, &on_bucket](std::size_t t, std::uint64_t, const Edge& e) {
+        // A branch, although which of a pair of reverse records comes first is a coin flip: adding
+        // 0 for the reverse records instead cost more CPU (docs/performance.md, session 34).
         if (kHalved && e.src > e.dst) return;  // the reverse of a record the grid keeps
         const std::uint64_t b = bucket_of(e.src, e.dst);
         if constexpr (kCount) ++row[t][b];
