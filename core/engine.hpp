@@ -825,20 +825,26 @@ class Engine : private EngineBase {
             if (room == 0) break;
             std::uint64_t stop = std::min({end, r + room, window.hi});
             const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
-            for (; r < stop; ++r, record += rs) {
-              if constexpr (kLayout != GridLayout::kFull) {
-                if (prefetch && r + kGridPrefetchDistance < stop) {
+            const auto scatter_record = [&](const std::byte* at_record) {
+              const Edge e = decode_grid_record<kLayout>(at_record, type, src_base, dst_base, mask);
+              program_.scatter_source(source_of[e.src], e, superstep, emit);
+            };
+            if constexpr (kLayout != GridLayout::kFull) {
+              // The records with one kGridPrefetchDistance ahead of them in this range prefetch it
+              // (a loop of their own: no test per record), the last ones do not.
+              if (prefetch && stop > r + kGridPrefetchDistance) {
+                for (const std::uint64_t lead_end = stop - kGridPrefetchDistance; r < lead_end; ++r, record += rs) {
                   const std::byte* const ahead = record + kGridPrefetchDistance * rs;
                   if constexpr (kRows) {
                     prefetch_source_state(ahead, src_base, mask, st);
                   } else {
                     prefetch_grid_record<true>(ahead, src_base, dst_base, mask, st, source_bytes, nullptr);
                   }
+                  scatter_record(record);
                 }
               }
-              const Edge e = decode_grid_record<kLayout>(record, type, src_base, dst_base, mask);
-              program_.scatter_source(source_of[e.src], e, superstep, emit);
             }
+            for (; r < stop; ++r, record += rs) scatter_record(record);
           }
           at.record = r;
           if (r < end) break;  // the buffer is full or the window ends: continue after the barrier

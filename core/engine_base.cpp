@@ -830,11 +830,13 @@ std::uint64_t EngineBase::grid_padded_vertices() const {
   return (std::max<std::uint64_t>(graph_.vertices, 1) + block - 1) / block * block;
 }
 
-// The sources' array of programs with a narrow Source, when `room` bytes allow it.
+// The sources' array of programs with a narrow Source, when `room` bytes allow it; in transparent
+// huge pages where the kernel gives them (the scatter reads it at random within a block: fewer TLB
+// misses; rmat22 PageRank's rank supersteps ~7% faster, docs/performance.md, session 35).
 void EngineBase::allocate_sources(std::uint64_t room) {
   if (traits_.source_bytes == 0) return;
   const std::uint64_t need = (grid_on_disk_ ? grid_padded_vertices() : graph_.vertices) * traits_.source_bytes;
-  if (need > 0 && round_up(need, kIoAlignment) <= room) sources_ = AlignedBuffer(need);
+  if (need > 0 && round_up(need, kIoAlignment) <= room) sources_ = AlignedBuffer::huge(need);
 }
 
 // The in-memory grid of whole input records (--full_grid_records, or blocks of more than 2^16
