@@ -50,6 +50,7 @@ struct BfsProgram {
   }
   // Every update goes to an edge's destination: the in-memory grid scatters by destination block.
   bool emits_to_destination(std::uint32_t) const { return true; }
+  static constexpr bool kEmitsOnlyToDestination = true;  // to e.dst: applied in place (core/program.hpp)
   bool gather(VertexId, Vertex& s, const Update& u, std::uint32_t emitted_superstep) const {
     const std::uint32_t level = emitted_superstep + 1;
     if (s.level == kUnreached) {

@@ -73,6 +73,7 @@ struct PageRankProgram {
   }
   // Superstep 0 counts out-degrees (emits to the source); the rank supersteps emit to e.dst only.
   bool emits_to_destination(std::uint32_t superstep) const { return superstep > 0; }
+  static constexpr bool kEmitsOnlyToDestination = true;  // to e.dst: applied in place (core/program.hpp)
   bool gather(VertexId, Vertex& v, const Update& u, std::uint32_t emitted_superstep) const {
     if (emitted_superstep == 0) {
       ++v.degree;

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cassert>
 #include <cstring>
 #include <chrono>
 #include <functional>
@@ -739,6 +740,12 @@ class Engine : private EngineBase {
   template <bool kRows, GridLayout kLayout>
   Status scatter_grid_lines_as(std::uint32_t s) {
     const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
+    // By destination block, a superstep whose emits P promises go to e.dst (always block d) applies
+    // them in place: no test of the target per emit (the on-disk grid laid out by column also
+    // streams the other supersteps, PageRank's degree count, here).
+    constexpr bool kInPlace = !kRows && kProgramEmitsOnlyToDestination<P>;
+    [[maybe_unused]] bool in_place = false;
+    if constexpr (kInPlace) in_place = program_.emits_to_destination(s);
     const unsigned shift = plan_.grid_shift;
     const std::uint32_t local_mask = grid_local_mask();
     const EdgeFileType type = graph_.type;
@@ -803,6 +810,12 @@ class Engine : private EngineBase {
             out[k++] = Entry{target, u};
           }
         };
+        // A program that promises its emits go to e.dst (kInPlace): into block d, no test.
+        auto emit_in_place = [&](VertexId target, const Update& u) {
+          assert((target >> block_shift) == line);
+          changed += program_.gather(target, st[target], u, superstep) ? 1 : 0;
+          ++direct;
+        };
         if constexpr (kRows && ProgramWithActive<P>) {
           if (block_active_[line] == 0) at.other = blocks;  // every edge here reads a source of block x
         }
@@ -825,26 +838,35 @@ class Engine : private EngineBase {
             if (room == 0) break;
             std::uint64_t stop = std::min({end, r + room, window.hi});
             const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
-            const auto scatter_record = [&](const std::byte* at_record) {
-              const Edge e = decode_grid_record<kLayout>(at_record, type, src_base, dst_base, mask);
-              program_.scatter_source(source_of[e.src], e, superstep, emit);
-            };
-            if constexpr (kLayout != GridLayout::kFull) {
-              // The records with one kGridPrefetchDistance ahead of them in this range prefetch it
-              // (a loop of their own: no test per record), the last ones do not.
-              if (prefetch && stop > r + kGridPrefetchDistance) {
-                for (const std::uint64_t lead_end = stop - kGridPrefetchDistance; r < lead_end; ++r, record += rs) {
-                  const std::byte* const ahead = record + kGridPrefetchDistance * rs;
-                  if constexpr (kRows) {
-                    prefetch_source_state(ahead, src_base, mask, st);
-                  } else {
-                    prefetch_grid_record<true>(ahead, src_base, dst_base, mask, st, source_bytes, nullptr);
+            const auto scatter_records = [&](auto& emit_to) {
+              const auto scatter_record = [&](const std::byte* at_record) {
+                const Edge e = decode_grid_record<kLayout>(at_record, type, src_base, dst_base, mask);
+                program_.scatter_source(source_of[e.src], e, superstep, emit_to);
+              };
+              if constexpr (kLayout != GridLayout::kFull) {
+                // The records with one kGridPrefetchDistance ahead of them in this range prefetch it
+                // (a loop of their own: no test per record), the last ones do not.
+                if (prefetch && stop > r + kGridPrefetchDistance) {
+                  for (const std::uint64_t lead_end = stop - kGridPrefetchDistance; r < lead_end; ++r, record += rs) {
+                    const std::byte* const ahead = record + kGridPrefetchDistance * rs;
+                    if constexpr (kRows) {
+                      prefetch_source_state(ahead, src_base, mask, st);
+                    } else {
+                      prefetch_grid_record<true>(ahead, src_base, dst_base, mask, st, source_bytes, nullptr);
+                    }
+                    scatter_record(record);
                   }
-                  scatter_record(record);
                 }
               }
+              for (; r < stop; ++r, record += rs) scatter_record(record);
+            };
+            if constexpr (kInPlace) {
+              if (in_place) {
+                scatter_records(emit_in_place);
+                continue;
+              }
             }
-            for (; r < stop; ++r, record += rs) scatter_record(record);
+            scatter_records(emit);
           }
           at.record = r;
           if (r < end) break;  // the buffer is full or the window ends: continue after the barrier

@@ -55,6 +55,10 @@
 //     Source source(const Vertex& state, std::uint32_t superstep) const;
 //     template <class Emit> void scatter_source(const Source& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const;
 //     // Contract: scatter_source(source(v, s), e, s, emit) emits exactly what scatter(v, e, s, emit) does.
+//     // Optional: whether superstep s's scatter emits only to edge destinations (a hint: an emit
+//     // elsewhere stays correct), and the promise that it then emits to e.dst and nowhere else.
+//     bool emits_to_destination(std::uint32_t superstep) const;
+//     static constexpr bool kEmitsOnlyToDestination = true;
 //     // Optional, kUndirected programs only: true when the result does not depend on how many
 //     // times an edge is stored (cc's minimum labels; mis and checkbip too). On an input whose
 //     // .ini says symmetric=1 (every edge also stored reversed), each edge is then used once per
@@ -129,6 +133,21 @@ template <typename P>
 concept ProgramWithTargets = requires(const P& p) {
   { p.emits_to_destination(std::uint32_t{}) } -> std::same_as<bool>;
 };
+
+/// True when P declares kEmitsOnlyToDestination = true (with emits_to_destination()): a promise,
+/// not a hint, that in every superstep whose emits_to_destination(s) is true, scatter and
+/// scatter_source emit to e.dst and nowhere else (PageRank's rank supersteps, bfs). The grid's
+/// scatter by destination block then applies each update in place without testing its target
+/// (Engine::scatter_grid_lines_as); a broken promise would be a data race there (asserted in builds
+/// without NDEBUG). Without it an emit elsewhere stays correct, only slower.
+template <typename P>
+inline constexpr bool kProgramEmitsOnlyToDestination = [] {
+  if constexpr (requires { P::kEmitsOnlyToDestination; }) {
+    return ProgramWithTargets<P> && static_cast<bool>(P::kEmitsOnlyToDestination);
+  } else {
+    return false;
+  }
+}();
 
 /// True when P knows in advance how many supersteps it runs (the optional planned_supersteps();
 /// fixed iteration counts such as PageRank's). The plan uses it to decide whether building an

@@ -835,7 +835,8 @@ struct ArrivalDescentProgram {
 static_assert(ProgramWithActive<ArrivalDescentProgram<false>> && !ProgramWithSource<ArrivalDescentProgram<false>>);
 
 // The same with a narrow Source and every update to the destination, as bfs: the in-memory grid
-// is scattered by destination block (Engine::scatter_grid_lines_as), no active vertex bits.
+// is scattered by destination block (Engine::scatter_grid_lines_as), no active vertex bits, and
+// with the promise kEmitsOnlyToDestination its updates are applied there without a test.
 struct ArrivalDescentSourceProgram : ArrivalDescentProgram<false> {
   struct Source {
     std::uint8_t on;
@@ -846,9 +847,11 @@ struct ArrivalDescentSourceProgram : ArrivalDescentProgram<false> {
     emit(e.dst, Update{e.src});
   }
   bool emits_to_destination(std::uint32_t) const { return true; }
+  static constexpr bool kEmitsOnlyToDestination = true;
 };
 static_assert(ProgramWithActive<ArrivalDescentSourceProgram> && ProgramWithSource<ArrivalDescentSourceProgram> &&
-              ProgramWithTargets<ArrivalDescentSourceProgram>);
+              ProgramWithTargets<ArrivalDescentSourceProgram> && kProgramEmitsOnlyToDestination<ArrivalDescentSourceProgram>);
+static_assert(!kProgramEmitsOnlyToDestination<RelaySourceProgram>);
 
 TEST_CASE("grid of a program that tells its active vertices: every bucket by source, in memory and on disk", "[edge_grid]") {
   // (In memory, unless the program scatters from a narrow Source: those buckets keep input order.)
