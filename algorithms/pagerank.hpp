@@ -7,6 +7,8 @@
 // reference within kPageRankTolerance (relative).
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -60,8 +62,15 @@ struct PageRankProgram {
   struct Source {
     float contribution;
   };
+  // Without a branch on the degree (many RMAT vertices have no out-edge, in no order a branch
+  // predictor follows; gcc turns a select, even a multiplication by 0 or 1, back into a branch):
+  // rank / max(degree, 1), its bits masked to +0 without out-edges. The same floats as before;
+  // the pass over the states now vectorizes (rmat22, -p 1: 5.2% -> 2.7% of the run's samples).
   Source source(const Vertex& v, std::uint32_t superstep) const {
-    return Source{superstep == 0 || v.degree == 0 ? 0.0F : v.rank / static_cast<float>(v.degree)};
+    if (superstep == 0) return Source{0.0F};
+    const float quotient = v.rank / static_cast<float>(std::max<std::uint32_t>(v.degree, 1));
+    const std::uint32_t keep = 0U - static_cast<std::uint32_t>(v.degree != 0);  // all ones or zero
+    return Source{std::bit_cast<float>(std::bit_cast<std::uint32_t>(quotient) & keep)};
   }
   template <typename Emit>
   void scatter_source(const Source& src, const Edge& e, std::uint32_t superstep, Emit&& emit) const {
