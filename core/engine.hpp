@@ -744,8 +744,7 @@ class Engine : private EngineBase {
     // them in place: no test of the target per emit (the on-disk grid laid out by column also
     // streams the other supersteps, PageRank's degree count, here).
     constexpr bool kInPlace = !kRows && kProgramEmitsOnlyToDestination<P>;
-    [[maybe_unused]] bool in_place = false;
-    if constexpr (kInPlace) in_place = program_.emits_to_destination(s);
+    const bool in_place = kInPlace && program_.emits_to_destination(s);
     const unsigned shift = plan_.grid_shift;
     const std::uint32_t local_mask = grid_local_mask();
     const EdgeFileType type = graph_.type;
@@ -810,7 +809,9 @@ class Engine : private EngineBase {
             out[k++] = Entry{target, u};
           }
         };
-        // A program that promises its emits go to e.dst (kInPlace): into block d, no test.
+        // A program that promises its emits go to e.dst (kInPlace): into block d, no test. (The two
+        // lines it shares with emit are written out twice: through a shared lambda, gcc stopped
+        // merging the two counters and kept both on the stack: 2 and 3 -> 8 stack increments.)
         auto emit_in_place = [&](VertexId target, const Update& u) {
           assert((target >> block_shift) == line);
           changed += program_.gather(target, st[target], u, superstep) ? 1 : 0;
