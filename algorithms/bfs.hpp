@@ -51,17 +51,28 @@ struct BfsProgram {
   // Every update goes to an edge's destination: the in-memory grid scatters by destination block.
   bool emits_to_destination(std::uint32_t) const { return true; }
   static constexpr bool kEmitsOnlyToDestination = true;  // to e.dst: applied in place (core/program.hpp)
+  // A state as one number, level * 2^32 + parent: gather keeps the smaller of the state's and the
+  // update's (level + 1 of the superstep that emitted it, parent). That is a vertex's first level,
+  // and among the updates of that level the smallest parent. (Levels only grow with the superstep
+  // and every update of superstep s arrives before any of s + 1, so no state ever holds a level
+  // above an arriving update's but below kUnreached.) One test, which fails on most updates once
+  // their targets are reached: tests of kUnreached and then of the level mispredicted instead.
+  static std::uint64_t ordered(std::uint32_t level, VertexId parent) { return (std::uint64_t{level} << 32) | parent; }
   bool gather(VertexId, Vertex& s, const Update& u, std::uint32_t emitted_superstep) const {
     const std::uint32_t level = emitted_superstep + 1;
-    if (s.level == kUnreached) {
-      s = Vertex{level, u.parent};
-      return true;
-    }
-    if (s.level == level && u.parent < s.parent) {
-      s.parent = u.parent;
-      return true;
-    }
-    return false;
+    if (ordered(level, u.parent) >= ordered(s.level, s.parent)) return false;
+    s = Vertex{level, u.parent};
+    return true;
+  }
+  // scatter_source and gather in one step with no test of the frontier (core/program.hpp): a source
+  // outside it offers the largest number, which changes nothing. The engine calls it where many
+  // records emit (bfs's middle supersteps): the frontier test mispredicts about every other record there.
+  InPlaceStep scatter_gather(const Source& src, const Edge& e, std::uint32_t superstep, Vertex& dst) const {
+    const std::uint64_t outside = 0 - std::uint64_t{src.frontier == 0};  // all ones outside the frontier
+    const std::uint64_t offer = ordered(superstep + 1, e.src) | outside;
+    const bool better = offer < ordered(dst.level, dst.parent);
+    if (better) dst = Vertex{superstep + 1, e.src};
+    return InPlaceStep{src.frontier != 0, better};
   }
   static void combine(Update& into, const Update& from) { into.parent = std::min(into.parent, from.parent); }
   bool done(const SuperstepStats& s) const { return s.emitted == 0; }

@@ -42,6 +42,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/block_schedule.hpp"
@@ -678,6 +679,15 @@ class Engine : private EngineBase {
   // memory, by destination block: 16 → 0.143 s per superstep, 32 → ~0.12 s, 64 → 0.09 s, 128 the
   // same as 64; 0.175 s without (docs/performance.md, session 9).
   static constexpr std::uint64_t kGridPrefetchDistance = 64;
+  // The in-place scatter of a ProgramWithInPlaceStep chooses per piece of this many records whether
+  // to call scatter_gather (no branch on the source, a load of every destination) or scatter_source
+  // and gather (a branch per record, which mispredicts where many records emit): scatter_gather when
+  // more than 1 / kFusedChoiceShare of the task's previous piece emitted. (rmat22 bfs in memory, -p 2,
+  // per superstep: where 57% of the records emit, 0.35-0.38 s unfused, 0.25-0.27 s fused; where 0.5%
+  // do, 0.11-0.13 s unfused, 0.22-0.27 s fused. Shares of 4, 8 and 32 ran alike; docs/performance.md,
+  // session 37.)
+  static constexpr std::uint64_t kFusedChoiceRecords = 16384;
+  static constexpr std::uint64_t kFusedChoiceShare = 8;
 
   // Prefetches what scattering the compact grid record at `ahead` touches: the source's Source (or
   // state) for reading and the destination's state for writing, and the other way round too when
@@ -737,6 +747,38 @@ class Engine : private EngineBase {
   // rmat22's degree count took 0.5 s there, 3.5 times a rank superstep), the tasks need no barrier.
   static constexpr bool kByDestination = false;
   static constexpr bool kBySource = true;
+  // scatter_grid_lines_as's record loop calls fused_step when given this (ProgramWithInPlaceStep).
+  struct FusedInPlace {};
+
+  // P's scatter_gather on one record, counted like an emit applied in place. Builds without NDEBUG
+  // check it against scatter_source followed by gather on a copy of the state (program.hpp's contract).
+  // (The tag makes the call depend on the caller's template argument: compilers then resolve it only
+  // for programs that have scatter_gather.)
+  template <typename Source>
+    requires ProgramWithInPlaceStep<P>
+  void fused_step(FusedInPlace, const Source& source, const Edge& e, std::uint32_t superstep, Vertex& dst,
+                  std::uint64_t& direct, std::uint64_t& changed) const {
+#ifndef NDEBUG
+    Vertex expected = dst;
+    bool emitted = false;
+    bool gathered_change = false;
+    program_.scatter_source(source, e, superstep, [&](VertexId target, const Update& u) {
+      assert(target == e.dst && !emitted);
+      emitted = true;
+      gathered_change = program_.gather(target, expected, u, superstep);
+    });
+#endif
+    const InPlaceStep step = program_.scatter_gather(source, e, superstep, dst);
+    direct += step.emitted ? 1 : 0;
+    changed += step.changed ? 1 : 0;
+#ifndef NDEBUG
+    assert(step.emitted == emitted && step.changed == gathered_change);
+    if constexpr (std::has_unique_object_representations_v<Vertex>) {
+      assert(std::memcmp(&expected, &dst, sizeof(Vertex)) == 0);
+    }
+#endif
+  }
+
   template <bool kRows, GridLayout kLayout>
   Status scatter_grid_lines_as(std::uint32_t s) {
     const std::size_t rs = kLayout == GridLayout::kLocal4 ? 4 : kLayout == GridLayout::kLocal8 ? 8 : graph_.record_size();
@@ -817,6 +859,9 @@ class Engine : private EngineBase {
           changed += program_.gather(target, st[target], u, superstep) ? 1 : 0;
           ++direct;
         };
+        // The in-place path: scatter_gather for the next piece (ProgramWithInPlaceStep). Either is
+        // right for a line's first piece: odd lines start fused, so that small graphs (tests) run both.
+        bool fuse = (line & 1U) != 0;
         if constexpr (kRows && ProgramWithActive<P>) {
           if (block_active_[line] == 0) at.other = blocks;  // every edge here reads a source of block x
         }
@@ -842,7 +887,11 @@ class Engine : private EngineBase {
             const auto scatter_records = [&](auto& emit_to) {
               const auto scatter_record = [&](const std::byte* at_record) {
                 const Edge e = decode_grid_record<kLayout>(at_record, type, src_base, dst_base, mask);
-                program_.scatter_source(source_of[e.src], e, superstep, emit_to);
+                if constexpr (std::is_same_v<std::remove_cvref_t<decltype(emit_to)>, FusedInPlace>) {
+                  fused_step(emit_to, source_of[e.src], e, superstep, st[e.dst], direct, changed);
+                } else {
+                  program_.scatter_source(source_of[e.src], e, superstep, emit_to);
+                }
               };
               if constexpr (kLayout != GridLayout::kFull) {
                 // The records with one kGridPrefetchDistance ahead of them in this range prefetch it
@@ -863,7 +912,24 @@ class Engine : private EngineBase {
             };
             if constexpr (kInPlace) {
               if (in_place) {
-                scatter_records(emit_in_place);
+                if constexpr (ProgramWithInPlaceStep<P>) {
+                  // Pieces of kFusedChoiceRecords, each fused when more than 1/kFusedChoiceShare of
+                  // the piece before it (in this task) emitted (ProgramWithInPlaceStep).
+                  FusedInPlace fused;
+                  for (const std::uint64_t range_end = stop; r < range_end;) {
+                    stop = std::min(range_end, r + kFusedChoiceRecords);
+                    const std::uint64_t piece_records = stop - r;
+                    const std::uint64_t emitted_before = direct;
+                    if (fuse) {
+                      scatter_records(fused);
+                    } else {
+                      scatter_records(emit_in_place);
+                    }
+                    fuse = (direct - emitted_before) * kFusedChoiceShare > piece_records;
+                  }
+                } else {
+                  scatter_records(emit_in_place);
+                }
                 continue;
               }
             }

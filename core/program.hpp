@@ -59,6 +59,11 @@
 //     // elsewhere stays correct), and the promise that it then emits to e.dst and nowhere else.
 //     bool emits_to_destination(std::uint32_t superstep) const;
 //     static constexpr bool kEmitsOnlyToDestination = true;
+//     // Optional, with kEmitsOnlyToDestination, a Source and kMaxEmitsPerEdge = 1: scatter_source
+//     // and the gather of its emit in one step on the destination's state, written without
+//     // branches (bfs: a minimum). Contract: the same state, emit and change as scatter_source(src,
+//     // e, s, emit) whose emit(e.dst, u) runs gather(e.dst, dst, u, s).
+//     InPlaceStep scatter_gather(const Source& src, const Edge& e, std::uint32_t superstep, Vertex& dst) const;
 //     // Optional, kUndirected programs only: true when the result does not depend on how many
 //     // times an edge is stored (cc's minimum labels; mis and checkbip too). On an input whose
 //     // .ini says symmetric=1 (every edge also stored reversed), each edge is then used once per
@@ -148,6 +153,27 @@ inline constexpr bool kProgramEmitsOnlyToDestination = [] {
     return false;
   }
 }();
+
+/// What scatter_gather did with one edge (the optional fused step of the in-place scatter).
+struct InPlaceStep {
+  bool emitted;  // scatter_source would have emitted an update (to e.dst)
+  bool changed;  // gathering that update changed the destination's state
+};
+
+/// True when P fuses the in-place scatter's two calls (the optional scatter_gather()): with the
+/// promise kEmitsOnlyToDestination, a Source and at most one emit per edge. In a superstep whose
+/// emits_to_destination(s) is true, the grid's scatter by destination block then calls
+/// scatter_gather(source, e, s, state of e.dst) instead of scatter_source and gather on the
+/// stretches of records where many emit (Engine::kFusedChoiceShare). The point is the branches:
+/// bfs's test of the frontier mispredicts on about every other record while the frontier is large;
+/// its scatter_gather is a minimum with no test of it. Builds without NDEBUG check every call
+/// against scatter_source and gather (Engine::fused_step).
+template <typename P>
+concept ProgramWithInPlaceStep =
+    kProgramEmitsOnlyToDestination<P> && ProgramWithSource<P> && P::kMaxEmitsPerEdge == 1 &&
+    requires(const P& p, const typename P::Source& src, const Edge& e, typename P::Vertex& v) {
+      { p.scatter_gather(src, e, std::uint32_t{}, v) } -> std::same_as<InPlaceStep>;
+    };
 
 /// True when P knows in advance how many supersteps it runs (the optional planned_supersteps();
 /// fixed iteration counts such as PageRank's). The plan uses it to decide whether building an

@@ -853,6 +853,18 @@ static_assert(ProgramWithActive<ArrivalDescentSourceProgram> && ProgramWithSourc
               ProgramWithTargets<ArrivalDescentSourceProgram> && kProgramEmitsOnlyToDestination<ArrivalDescentSourceProgram>);
 static_assert(!kProgramEmitsOnlyToDestination<RelaySourceProgram>);
 
+// The same with the fused step scatter_gather (as bfs), counted: the in-place scatter chooses it or
+// scatter_source and gather piece by piece (each line's first piece fused on odd lines only), so a
+// run uses both, in record order either way.
+struct ArrivalDescentFusedProgram : ArrivalDescentSourceProgram {
+  std::atomic<std::uint64_t>* fused_calls = nullptr;
+  InPlaceStep scatter_gather(const Source&, const Edge& e, std::uint32_t superstep, Vertex& dst) const {
+    fused_calls->fetch_add(1, std::memory_order_relaxed);
+    return InPlaceStep{true, gather(e.dst, dst, Update{e.src}, superstep)};
+  }
+};
+static_assert(ProgramWithInPlaceStep<ArrivalDescentFusedProgram> && !ProgramWithInPlaceStep<ArrivalDescentSourceProgram>);
+
 TEST_CASE("grid of a program that tells its active vertices: every bucket by source, in memory and on disk", "[edge_grid]") {
   // (In memory, unless the program scatters from a narrow Source: those buckets keep input order.)
   // A vertex's updates from one source block all come from one bucket (of cell {block(src),
@@ -885,6 +897,8 @@ TEST_CASE("grid of a program that tells its active vertices: every bucket by sou
     options.work_dirs = {dir.path()};
     Program program;
     program.shift = shift;
+    std::atomic<std::uint64_t> fused_calls{0};
+    if constexpr (ProgramWithInPlaceStep<Program>) program.fused_calls = &fused_calls;
     std::vector<typename Program::Vertex> states(V);
     auto stats = run_engine(info, options, program, [&](VertexId first, std::span<const typename Program::Vertex> got) {
       std::copy(got.begin(), got.end(), states.begin() + static_cast<std::ptrdiff_t>(first));
@@ -904,6 +918,14 @@ TEST_CASE("grid of a program that tells its active vertices: every bucket by sou
       descending += states[v].descents > 0 ? 1 : 0;
     }
     CHECK(wrong_sums == 0);
+    if constexpr (ProgramWithInPlaceStep<Program>) {  // one superstep (done() is true): each record once
+      if (where < 2) {
+        CHECK(fused_calls.load() > 0);
+        CHECK(fused_calls.load() < edges.size());
+      } else {
+        CHECK(fused_calls.load() == 0);  // input order: no grid, no in-place scatter
+      }
+    }
     return descending;
   };
   {  // the blocks' size, from the plan
@@ -935,6 +957,7 @@ TEST_CASE("grid of a program that tells its active vertices: every bucket by sou
   check_with.template operator()<ArrivalDescentProgram<false>>();
   check_with.template operator()<ArrivalDescentProgram<true>>();
   check_with.template operator()<ArrivalDescentSourceProgram>();
+  check_with.template operator()<ArrivalDescentFusedProgram>();
 }
 
 // The bounded-buffer checks below (their own tag, [edge_grid_buffer]: one CTest entry, started
