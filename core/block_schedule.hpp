@@ -102,12 +102,12 @@ struct GridPairIds {
   /// Bytes per id while the grid is built: the one size the memory plan and the engine both use.
   std::size_t id_bytes() const { return grid_bucket_id_bytes(space()); }
   /// Contract: src and dst are below blocks << shift.
+  /// (block(dst) << sub_bits) | sub is dst >> (shift - sub_bits): the sub-bucket is the sub_bits
+  /// bits of dst below its block's. So the id is block(src) * (blocks << sub_bits) plus that.
   std::uint64_t operator()(std::uint32_t src, std::uint32_t dst) const {
     const unsigned shift = bucketing.shift;
     const unsigned sub_bits = bucketing.sub_bits;
-    const std::uint64_t pair = std::uint64_t{src >> shift} * blocks + (dst >> shift);
-    const std::uint64_t sub = (dst >> (shift - sub_bits)) & ((std::uint32_t{1} << sub_bits) - 1);
-    return (pair << sub_bits) | sub;
+    return std::uint64_t{src >> shift} * (std::uint64_t{blocks} << sub_bits) + (dst >> (shift - sub_bits));
   }
   /// The bucket of id (below pairs(); not the dropped mark): GridBucketing's for the same edge.
   std::uint64_t bucket(std::uint64_t id) const {

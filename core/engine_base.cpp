@@ -617,17 +617,33 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
     const std::uint64_t vertices = graph_.vertices;  // edge_is_valid's bounds, read once (not through this)
     const bool check_weights = traits_.check_weights;
     std::remove_cvref_t<OnEdge> visit = on_edge;
-    std::uint64_t symmetry_sum = 0;
     if (copy_to != nullptr) std::memcpy(copy_to + lo * rs, bytes + lo * rs, (hi - lo) * rs);
-    for (std::size_t i = lo; i < hi; ++i) {
-      const Edge e = decode_edge(bytes + i * record_bytes, record_type);
-      if (!edge_is_valid(e, vertices, check_weights)) {
-        bad[t] = base + i;
-        bad_edges[t] = e;
-        break;
+    // kPlain: the record's form as a template argument and neither of the rare extras (the weight
+    // check: sssp; the symmetry hash: a symmetric input kept one way), so the loop tests none of
+    // them per record and keeps fewer values live; otherwise all of them at run time.
+    const auto scan = [&]<bool kPlain, EdgeFileType kType>() {
+      std::uint64_t symmetry_sum = 0;
+      const std::size_t step = kPlain ? edge_record_size(kType) : record_bytes;
+      const std::byte* record = bytes + lo * step;
+      for (std::size_t i = lo; i < hi; ++i, record += step) {
+        const Edge e = decode_edge(record, kPlain ? kType : record_type);
+        if (!edge_is_valid(e, vertices, !kPlain && check_weights)) {
+          bad[t] = base + i;
+          bad_edges[t] = e;
+          break;
+        }
+        visit(t, base + i, e);
+        if (!kPlain && hash_symmetry) symmetry_sum += signed_edge_hash(e, hash_weight);
       }
-      visit(t, base + i, e);
-      if (hash_symmetry) symmetry_sum += signed_edge_hash(e, hash_weight);
+      return symmetry_sum;
+    };
+    std::uint64_t symmetry_sum = 0;
+    if (hash_symmetry || check_weights) {
+      symmetry_sum = scan.template operator()<false, EdgeFileType::kUnweighted>();
+    } else if (record_type == EdgeFileType::kWeighted) {
+      symmetry_sum = scan.template operator()<true, EdgeFileType::kWeighted>();
+    } else {
+      symmetry_sum = scan.template operator()<true, EdgeFileType::kUnweighted>();
     }
     symmetry[t].value += symmetry_sum;
   });
