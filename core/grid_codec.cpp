@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "compress/elias_fano.hpp"
+#include "core/grid_decode_avx2.hpp"
 #include "utils/radix_sort.hpp"
 
 namespace edgestream {
@@ -167,7 +168,8 @@ std::uint64_t encode_grid_slab(std::span<std::byte> records, std::size_t record_
 }
 
 template <std::size_t kRecordBytes>
-bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys, std::byte* out) {
+bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys, std::byte* out,
+                       GridDecoder decoder) {
   static_assert(kRecordBytes == 4 || kRecordBytes == 8);
   // Raw pieces hold the records; Elias-Fano pieces the keys, then (kLocal8) the weights in key
   // order, weight_bytes each (GridWeights).
@@ -191,6 +193,13 @@ bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const 
   const std::uint32_t dst_high = p.dst_high;
   const std::byte* const weights = key_bytes.data() + key_bytes.size();
   const float scale = kRecordBytes == 8 ? GridWeights{weight_bytes, p.weight_exponent}.scale() : 1.0F;
+  // The AVX2 decoder (core/grid_decode_avx2.hpp) when this CPU has it and the piece's low parts
+  // fit its loads: the records with their weights; else the portable one, then the weights.
+  if (decoder == GridDecoder::kFastest && p.low_bits >= 1 && p.low_bits <= kGridDecodeAvx2MaxLowBits &&
+      (count * p.low_bits + 7) / 8 <= key_bytes.size() && grid_decode_avx2_supported()) {
+    return decode_grid_keys_avx2(key_bytes, count, p.low_bits, p.base, dst_high, keys, kRecordBytes,
+                                 GridPieceWeights{weights, weight_bytes, scale}, out);
+  }
   // By value: the stores through `out` could otherwise alias what the lambda reads. Inlined into
   // each value's decoding (GCC otherwise calls it once per record).
   const bool decoded = elias_fano_decode(key_bytes, count, p.low_bits, p.base, high,
@@ -202,7 +211,7 @@ bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const 
   return decoded;
 }
 
-template bool decode_grid_piece<4>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
-template bool decode_grid_piece<8>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
+template bool decode_grid_piece<4>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*, GridDecoder);
+template bool decode_grid_piece<8>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*, GridDecoder);
 
 }  // namespace edgestream

@@ -228,15 +228,22 @@ std::uint64_t encode_grid_slab(std::span<std::byte> records, std::size_t record_
                                GridKeys keys, std::uint64_t first_record, ThreadPool& pool, std::span<std::byte> out,
                                std::vector<GridPiece>& pieces);
 
+/// Which Elias-Fano decoder decode_grid_piece runs: the fastest this CPU has (AVX2 when it has it:
+/// core/grid_decode_avx2.hpp), or the portable one (tests and benchmarks compare the two).
+enum class GridDecoder { kFastest, kPortable };
+
 /// Writes the `count` compact records of piece `p` (kRecordBytes = 4 or 8) to `out` (room for
 /// count * kRecordBytes + 32 bytes) from the piece's bytes `stored` (exactly the piece: from its
 /// offset to the next piece's). Damaged bytes give records with wrong local ids (the scatter masks
-/// them into the task's blocks) and false.
+/// them into the task's blocks) and false. Every `decoder` writes the same records and returns the same.
 template <std::size_t kRecordBytes>
-bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys, std::byte* out);
+bool decode_grid_piece(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys, std::byte* out,
+                       GridDecoder decoder = GridDecoder::kFastest);
 // Compiled once, in grid_codec.cpp (the Elias-Fano decoder has a loop per key width: instantiating it
 // in every engine's translation unit cost each algorithm file about a third of its compile time).
-extern template bool decode_grid_piece<4>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
-extern template bool decode_grid_piece<8>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*);
+extern template bool decode_grid_piece<4>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*,
+                                          GridDecoder);
+extern template bool decode_grid_piece<8>(const GridPiece&, std::uint64_t, std::span<const std::byte>, GridKeys, std::byte*,
+                                          GridDecoder);
 
 }  // namespace edgestream

@@ -3,8 +3,10 @@
 // (record count 1..4096, low bits, first key, destination bits, 4- or 8-byte records, the weights'
 // width and exponent, block shift);
 // the rest are its stored bytes, decoded exactly as the scatter does, into a buffer of exactly the
-// promised size: damaged bytes must never read or write outside. Then the same bytes, taken as
-// 32-bit values and sorted, must round-trip through the encoder and the decoder.
+// promised size: damaged bytes must never read or write outside, and the fastest decoder (AVX2
+// where the CPU has it: core/grid_decode_avx2.hpp) must write the portable decoder's records and
+// result. Then the same bytes, taken as 32-bit values and sorted, must round-trip through the
+// encoder and the decoder.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -21,8 +23,12 @@ using namespace edgestream;
 
 template <std::size_t kRecordBytes>
 void decode_piece(const GridPiece& piece, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys) {
-  std::vector<std::byte> out(count * kRecordBytes + 32);
-  (void)decode_grid_piece<kRecordBytes>(piece, count, stored, keys, out.data());
+  std::vector<std::byte> fastest(count * kRecordBytes + 32);
+  std::vector<std::byte> portable(count * kRecordBytes + 32);
+  const bool a = decode_grid_piece<kRecordBytes>(piece, count, stored, keys, fastest.data(), GridDecoder::kFastest);
+  const bool b = decode_grid_piece<kRecordBytes>(piece, count, stored, keys, portable.data(), GridDecoder::kPortable);
+  const auto records = static_cast<std::ptrdiff_t>(count * kRecordBytes);  // (the 32 bytes after them are scratch)
+  if (a != b || !std::equal(fastest.begin(), fastest.begin() + records, portable.begin())) std::abort();
 }
 
 void round_trip(std::span<const std::byte> bytes) {

@@ -5,8 +5,9 @@
 // number of threads gives the same bytes; each piece decodes to its portion's records sorted by key
 // (weights riding along), no piece is larger than its records, and damaged pieces decode without
 // a crash. Weights that are fixed-point numbers (GridWeights) take 1-3 bytes and come back bit for
-// bit; any other float keeps its 4. (The engine with both codecs, damaged grid files:
-// test_edge_grid.cpp.)
+// bit; any other float keeps its 4. The AVX2 decoder writes the portable decoder's records and
+// result for every low-bit width, length and key layout, damaged or not. (The engine with both
+// codecs, damaged grid files: test_edge_grid.cpp.)
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 
 #include "compress/elias_fano.hpp"
 #include "core/grid_codec.hpp"
+#include "core/grid_decode_avx2.hpp"
 #include "core/thread_pool.hpp"
 
 namespace edgestream::test {
@@ -117,6 +119,89 @@ TEST_CASE("Elias-Fano: damaged or short bytes give n values and never a read out
   bool complete = true;
   CHECK(decode_all({}, 5, 3, 7, &complete) == std::vector<std::uint32_t>(5, 7));
   CHECK_FALSE(complete);
+}
+
+// Piece `p` (count records of kRecordBytes) decoded from `stored` by `decoder`: the records, and
+// decode_grid_piece's result as a last byte. The buffer starts as the same pattern for both.
+template <std::size_t kRecordBytes>
+std::vector<std::byte> decode_with(const GridPiece& p, std::uint64_t count, std::span<const std::byte> stored, GridKeys keys,
+                                   GridDecoder decoder) {
+  std::vector<std::byte> out(count * kRecordBytes + 32);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::byte>(i * 37 + 11);
+  const bool complete = decode_grid_piece<kRecordBytes>(p, count, stored, keys, out.data(), decoder);
+  out.resize(count * kRecordBytes);
+  out.push_back(static_cast<std::byte>(complete ? 1 : 0));
+  return out;
+}
+
+TEST_CASE("grid pieces: the AVX2 decoder writes the portable decoder's records, damaged or not", "[grid_codec]") {
+  if (!grid_decode_avx2_supported()) {
+    WARN("this CPU has no AVX2: decode_grid_piece runs the portable decoder only, compared with itself here");
+  }
+  std::mt19937_64 rng(16);
+  // Key layouts: by destination group (fine 6), by source (one group), and a group shift of 32 or
+  // more (GridKeys::local's 64-bit shift: the group part is 0).
+  const GridKeys layouts[] = {GridKeys::of(16, 2), GridKeys::of(16, 6), GridKeys::of(12, 0, true), GridKeys::of(20, 4, true),
+                              GridKeys::of(24, 0, true)};
+  std::uint64_t wide_pieces = 0;
+  constexpr int kTrials = 1000;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const GridKeys keys = layouts[rng() % std::size(layouts)];
+    // Lengths around the eight-key groups and the 64-key words of the high part, and whole pieces.
+    const std::uint64_t count = trial % 7 == 0 ? kGridPieceRecords : 1 + rng() % (trial % 3 == 0 ? 80 : 700);
+    const std::vector<std::uint32_t> v = sequence(rng, count, static_cast<int>(rng() % 6));
+    const std::uint32_t range = v.back() - v.front();
+    // The fewest bytes' width, or a wider one (up to 31: the AVX2 path's 1 .. 25 and beyond) or up to
+    // two narrower (a narrower width doubles the high part each time: 2^32 bits at width 0).
+    const EliasFanoLayout fewest = elias_fano_layout(count, range);
+    const unsigned narrowest = fewest.low_bits >= 2 ? fewest.low_bits - 2 : 0;
+    const EliasFanoLayout layout =
+        trial % 2 == 0 ? fewest : elias_fano_layout(count, range, narrowest + static_cast<unsigned>(rng() % (32 - narrowest)));
+    GridPiece p;
+    p.base = v.front();
+    p.low_bits = static_cast<std::uint8_t>(layout.low_bits);
+    // The bucket's fixed destination bits: random bits above the key's dst_bits.
+    p.dst_high = static_cast<std::uint16_t>(rng() & (((std::uint32_t{1} << (keys.shift - keys.dst_bits)) - 1) << keys.dst_bits));
+    p.encoded = true;
+    p.weight_bytes = static_cast<std::uint8_t>(1 + rng() % 4);
+    std::vector<std::byte> stored(layout.bytes);
+    elias_fano_encode(v, layout, stored);
+    const std::size_t key_bytes = stored.size();
+    for (std::uint64_t i = 0; i < count * 4; ++i) stored.push_back(static_cast<std::byte>(rng()));  // weights (8-byte records)
+    INFO("trial " << trial << " count " << count << " low bits " << layout.low_bits << " shift " << keys.shift << " fine "
+                  << keys.fine);
+    wide_pieces += layout.low_bits >= 1 && layout.low_bits <= kGridDecodeAvx2MaxLowBits ? 1 : 0;
+    // The piece's bytes as 4-byte records (the keys) and as 8-byte ones (then the weights), each a
+    // copy of exactly that size (ASan sees any read past it).
+    const auto both_agree = [&](std::span<const std::byte> bytes) {
+      const std::vector<std::byte> four(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(std::min(bytes.size(), key_bytes)));
+      CHECK(decode_with<4>(p, count, four, keys, GridDecoder::kFastest) == decode_with<4>(p, count, four, keys, GridDecoder::kPortable));
+      const std::vector<std::byte> eight(
+          bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(std::min(bytes.size(), key_bytes + count * p.weight_bytes)));
+      CHECK(decode_with<8>(p, count, eight, keys, GridDecoder::kFastest) == decode_with<8>(p, count, eight, keys, GridDecoder::kPortable));
+    };
+    both_agree(stored);
+    if (trial % 2 == 0) {
+      // The records are the keys' (the intact piece).
+      const std::vector<std::byte> records = decode_with<4>(p, count, std::span(stored).first(key_bytes), keys, GridDecoder::kFastest);
+      bool same = records.back() == std::byte{1};
+      for (std::uint64_t i = 0; i < count && same; ++i) {
+        std::uint32_t local = 0;
+        std::memcpy(&local, records.data() + i * 4, 4);
+        same = local == keys.local(v[i], p.dst_high);
+      }
+      CHECK(same);
+    }
+    // Damaged: flipped bytes (the high part's set bits too many or too few), cut short, another width.
+    std::vector<std::byte> damaged = stored;
+    for (int f = 0; f < 3; ++f) damaged[rng() % key_bytes] ^= static_cast<std::byte>(1 + rng() % 255);
+    both_agree(damaged);
+    const std::vector<std::byte> shorter(stored.begin(), stored.begin() + static_cast<std::ptrdiff_t>(rng() % (key_bytes + 1)));
+    both_agree(shorter);
+    p.low_bits = static_cast<std::uint8_t>(rng() % 40);
+    both_agree(stored);
+  }
+  CHECK(wide_pieces * 2 > kTrials);  // most intact pieces' widths are ones the AVX2 decoder takes
 }
 
 TEST_CASE("grid keys: key and local are inverse; keys order by destination group (64 or the whole bucket), source, destination", "[grid_codec]") {
