@@ -60,6 +60,23 @@ inline constexpr HighByteTable kHighByte = [] {
   }
   return t;
 }();
+
+// The high parts from byte `at` of the bit vector bits[0, high_bytes) on, value i first, a byte at a
+// time without branches: a byte's set bits give the next values (8 are written, `ones` of them
+// kept: high has room for n + 8); then 0 for every value the bits ran out before. True when the
+// bits held exactly n values (more: a byte held more set bits than values were left, the first n
+// kept; fewer: the bits ran out). elias_fano_decode's whole pass, and the end of a faster one's.
+inline bool finish_high_pass(const std::byte* bits, std::size_t high_bytes, std::size_t at, std::uint64_t i, std::uint64_t n,
+                             std::uint32_t* high) {
+  for (; at < high_bytes && i < n; ++at) {
+    const auto byte = std::to_integer<std::uint8_t>(bits[at]);
+    const auto offset = static_cast<std::uint32_t>(at * 8 - i);
+    for (unsigned k = 0; k < 8; ++k) high[i + k] = offset + kHighByte.minus_rank[byte][k];
+    i += kHighByte.ones[byte];
+  }
+  for (std::uint64_t j = std::min(i, n); j < n; ++j) high[j] = 0;
+  return i == n;
+}
 }  // namespace elias_fano_detail
 
 namespace elias_fano_detail {
@@ -115,22 +132,9 @@ bool elias_fano_decode(std::span<const std::byte> bytes, std::uint64_t n, unsign
   }
   const std::byte* const data = bytes.data();
   const std::size_t size = bytes.size();
-  const std::byte* const bits = data + low_bytes;
-  const std::size_t high_bytes = size - low_bytes;
-  // High parts: the i-th set bit is at position >= i, and position - i is value i's high part. A
-  // byte at a time, without branches: its set bits give the next values (8 are written, `ones`
-  // of them are kept: high has room for n + 8).
-  std::uint64_t i = 0;
-  for (std::size_t at = 0; at < high_bytes && i < n; ++at) {
-    const auto byte = std::to_integer<std::uint8_t>(bits[at]);
-    const auto offset = static_cast<std::uint32_t>(at * 8 - i);
-    for (unsigned k = 0; k < 8; ++k) high[i + k] = offset + elias_fano_detail::kHighByte.minus_rank[byte][k];
-    i += elias_fano_detail::kHighByte.ones[byte];
-  }
-  // Damage: i > n (a byte held more set bits than values were left; the first n are kept) or i < n
-  // (the bits ran out; the missing values are `first`).
-  const bool complete = i == n;
-  for (std::uint64_t j = std::min(i, n); j < n; ++j) high[j] = 0;
+  // High parts: the i-th set bit is at position >= i, and position - i is value i's high part.
+  // Damaged bits: the values past those they hold are `first`.
+  const bool complete = elias_fano_detail::finish_high_pass(data + low_bytes, size - low_bytes, 0, 0, n, high);
   if (low_bits == 0) {
     for (std::uint64_t j = 0; j < n; ++j) store(j, first + high[j]);
   } else {

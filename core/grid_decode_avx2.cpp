@@ -106,7 +106,7 @@ EDGESTREAM_AVX2 bool decode(std::span<const std::byte> key_bytes, std::uint64_t 
   auto* const high = reinterpret_cast<std::uint32_t*>(out + n * (kRecordBytes - 4));  // room for n + 8
   const auto& table = elias_fano_detail::kHighByte;
   // High parts (elias_fano_decode's pass): whole 64-bit words while at least 64 keys are left (a
-  // word's set bits cannot pass n), then byte by byte.
+  // word's set bits cannot pass n), then byte by byte as elias_fano_decode does.
   std::uint64_t i = 0;
   std::size_t at = 0;
   for (; at + 8 <= high_bytes && i + 64 <= n; at += 8) {
@@ -120,14 +120,7 @@ EDGESTREAM_AVX2 bool decode(std::span<const std::byte> key_bytes, std::uint64_t 
     }
     i += static_cast<std::uint64_t>(std::popcount(word));
   }
-  for (; at < high_bytes && i < n; ++at) {
-    const auto byte = std::to_integer<std::uint8_t>(bits[at]);
-    const auto offset = static_cast<std::uint32_t>(at * 8 - i);
-    for (unsigned k = 0; k < 8; ++k) high[i + k] = offset + table.minus_rank[byte][k];
-    i += table.ones[byte];
-  }
-  const bool complete = i == n;
-  for (std::uint64_t j = std::min(i, n); j < n; ++j) high[j] = 0;
+  const bool complete = elias_fano_detail::finish_high_pass(bits, high_bytes, at, i, n, high);
   // Low parts, eight keys (low_bits bytes) per group, while both 16-byte loads of a group stay
   // inside key_bytes; the last keys one at a time. A group reads its high parts before it stores
   // its records, which end before the next group's high parts begin.
