@@ -359,29 +359,44 @@ class Engine : private EngineBase {
   }
 
   // prepare() on every vertex of the current partition; returns how many returned true (0 when
-  // prepare returns void).
+  // prepare returns void). A program with a narrow Source gets each vertex's Source for superstep s
+  // in the same pass, when the grid's sources array holds the partition (sources_prepared_: the
+  // grid's scatter then does not compute them again; rmat22 PageRank at 4G, one pass over 64 MiB of
+  // states per superstep instead of two).
   std::uint64_t prepare_partition(std::uint32_t s) {
-    using Result = decltype(program_.prepare(VertexId{}, std::declval<Vertex&>(), s));
-    if constexpr (std::is_same_v<Result, bool>) {
-      for (Worker& w : workers_) w.active = 0;
-      Vertex* st = states();
-      const std::uint64_t per_task = std::uint64_t{1} << plan_.cache_shift;
-      const std::size_t tasks = (count_ + per_task - 1) / per_task;
-      pool_->run(tasks, [&](std::size_t task, unsigned worker) {
-        const std::uint64_t end = std::min(count_, (task + 1) * per_task);
-        std::uint64_t active = 0;
-        for (std::uint64_t i = task * per_task; i < end; ++i) {
-          active += program_.prepare(static_cast<VertexId>(base_ + i), st[i], s) ? 1 : 0;
-        }
-        workers_[worker].active += active;
-      });
-      std::uint64_t total = 0;
-      for (const Worker& w : workers_) total += w.active;
-      return total;
-    } else {
-      for_each_vertex([&](VertexId v, Vertex& state) { program_.prepare(v, state, s); });
-      return 0;
+    if constexpr (ProgramWithSource<P>) {
+      if (sources_.size() >= count_ * sizeof(typename P::Source)) {
+        sources_prepared_ = true;
+        return prepare_pass<true>(s);
+      }
     }
+    sources_prepared_ = false;
+    return prepare_pass<false>(s);
+  }
+  template <bool kSources>
+  std::uint64_t prepare_pass(std::uint32_t s) {
+    using Result = decltype(program_.prepare(VertexId{}, std::declval<Vertex&>(), s));
+    for (Worker& w : workers_) w.active = 0;
+    Vertex* st = states();
+    std::byte* const sources = sources_.data();
+    const std::uint64_t per_task = std::uint64_t{1} << plan_.cache_shift;
+    const std::size_t tasks = (count_ + per_task - 1) / per_task;
+    pool_->run(tasks, [&](std::size_t task, unsigned worker) {
+      const std::uint64_t end = std::min(count_, (task + 1) * per_task);
+      std::uint64_t active = 0;
+      for (std::uint64_t i = task * per_task; i < end; ++i) {
+        if constexpr (std::is_same_v<Result, bool>) {
+          active += program_.prepare(static_cast<VertexId>(base_ + i), st[i], s) ? 1 : 0;
+        } else {
+          program_.prepare(static_cast<VertexId>(base_ + i), st[i], s);
+        }
+        if constexpr (kSources) reinterpret_cast<typename P::Source*>(sources)[i] = program_.source(st[i], s);
+      }
+      workers_[worker].active += active;
+    });
+    std::uint64_t total = 0;
+    for (const Worker& w : workers_) total += w.active;
+    return total;
   }
 
   // block_active_[b] = some vertex of block b (of the current partition) is active in superstep s;
@@ -604,14 +619,17 @@ class Engine : private EngineBase {
   Status scatter_grid(std::uint32_t s, ScatterMode mode) {
     if constexpr (ProgramWithSource<P>) {
       if (sources_.size() > 0) {
-        // Programs with a narrow Source: each vertex's, once, before any of this superstep's gathers.
-        auto* src = reinterpret_cast<typename P::Source*>(sources_.data());
-        const Vertex* st = states();
-        const std::uint64_t n = count_;
-        const std::size_t T = workers_.size();
-        pool_->run(T, [&](std::size_t t, unsigned) {
-          for (std::uint64_t v = n * t / T; v < n * (t + 1) / T; ++v) src[v] = program_.source(st[v], s);
-        });
+        // Programs with a narrow Source: each vertex's, once, before any of this superstep's
+        // gathers (unless prepare_partition computed them just now).
+        if (!std::exchange(sources_prepared_, false)) {
+          auto* src = reinterpret_cast<typename P::Source*>(sources_.data());
+          const Vertex* st = states();
+          const std::uint64_t n = count_;
+          const std::size_t T = workers_.size();
+          pool_->run(T, [&](std::size_t t, unsigned) {
+            for (std::uint64_t v = n * t / T; v < n * (t + 1) / T; ++v) src[v] = program_.source(st[v], s);
+          });
+        }
         if constexpr (ProgramWithTargets<P> && !kTwoWay) {
           // The on-disk grid of such a program is laid out by destination block: scattered by
           // destination block (emits elsewhere are buffered and routed) while it is streamed.
@@ -631,6 +649,27 @@ class Engine : private EngineBase {
     return scatter_grid_layout<false>(s, mode);
   }
 
+  // A compact grid record's block-local ids, and the edge they stand for (decode_grid_record's).
+  struct GridLocals {
+    std::uint32_t src;
+    std::uint32_t dst;
+    Edge edge;
+  };
+  template <GridLayout kLayout>
+  static GridLocals decode_grid_locals(const std::byte* record, VertexId src_base, VertexId dst_base, std::uint32_t local_mask) {
+    static_assert(kLayout != GridLayout::kFull);
+    std::uint32_t local;
+    std::memcpy(&local, record, 4);
+    GridLocals at;
+    at.src = local & local_mask;
+    at.dst = (local >> 16) & local_mask;
+    at.edge.src = src_base + at.src;
+    at.edge.dst = dst_base + at.dst;
+    at.edge.weight = 1.0F;
+    if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(&at.edge.weight, record + 4, 4);
+    return at;
+  }
+
   // One grid record as an edge: a whole input record (kFull), or the block-local ids of the task's
   // source and destination blocks (and the weight for kLocal8). Masked: even a damaged record
   // (scratch checksums off) names vertices of those two blocks, whose states exist (padded to whole
@@ -641,14 +680,7 @@ class Engine : private EngineBase {
     if constexpr (kLayout == GridLayout::kFull) {
       return decode_edge(record, type);
     } else {
-      std::uint32_t local;
-      std::memcpy(&local, record, 4);
-      Edge e;
-      e.src = src_base + (local & local_mask);
-      e.dst = dst_base + ((local >> 16) & local_mask);
-      e.weight = 1.0F;
-      if constexpr (kLayout == GridLayout::kLocal8) std::memcpy(&e.weight, record + 4, 4);
-      return e;
+      return decode_grid_locals<kLayout>(record, src_base, dst_base, local_mask).edge;
     }
   }
 
@@ -749,6 +781,10 @@ class Engine : private EngineBase {
   static constexpr bool kBySource = true;
   // scatter_grid_lines_as's record loop calls fused_step when given this (ProgramWithInPlaceStep).
   struct FusedInPlace {};
+  // ... and scatter_source, whose emit gathers into the edge's destination, when given this
+  // (kProgramEmitsOnlyToDestination).
+  struct InPlace {};
+
 
   // P's scatter_gather on one record, counted like an emit applied in place. Builds without NDEBUG
   // check it against scatter_source followed by gather on a copy of the state (program.hpp's contract).
@@ -878,6 +914,8 @@ class Engine : private EngineBase {
           const VertexId other_base = VertexId{at.other} << block_shift;
           const VertexId src_base = kRows ? line_base : other_base;
           const VertexId dst_base = kRows ? other_base : line_base;
+          const auto* const source_block = source_of + src_base;
+          Vertex* const state_block = st + dst_base;
           std::uint64_t r = at.record;
           while (r < end && r < window.hi) {
             const std::uint64_t room = (capacity - k) / P::kMaxEmitsPerEdge;  // certainly fit the buffer
@@ -885,12 +923,34 @@ class Engine : private EngineBase {
             std::uint64_t stop = std::min({end, r + room, window.hi});
             const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
             const auto scatter_records = [&](auto& emit_to) {
+              using EmitTo = std::remove_cvref_t<decltype(emit_to)>;
               const auto scatter_record = [&](const std::byte* at_record) {
-                const Edge e = decode_grid_record<kLayout>(at_record, type, src_base, dst_base, mask);
-                if constexpr (std::is_same_v<std::remove_cvref_t<decltype(emit_to)>, FusedInPlace>) {
-                  fused_step(emit_to, source_of[e.src], e, superstep, st[e.dst], direct, changed);
+                if constexpr (kLayout != GridLayout::kFull) {
+                  // The pair's sources and states indexed by the block-local ids: the absolute ids
+                  // (e.src, e.dst) are computed only where the program reads them.
+                  const GridLocals at = decode_grid_locals<kLayout>(at_record, src_base, dst_base, mask);
+                  const typename P::Source& from = source_block[at.src];
+                  if constexpr (std::is_same_v<EmitTo, FusedInPlace>) {
+                    fused_step(emit_to, from, at.edge, superstep, state_block[at.dst], direct, changed);
+                  } else if constexpr (std::is_same_v<EmitTo, InPlace>) {
+                    Vertex& to = state_block[at.dst];
+                    program_.scatter_source(from, at.edge, superstep, [&](VertexId target, const Update& u) {
+                      assert(target == at.edge.dst);
+                      changed += program_.gather(target, to, u, superstep) ? 1 : 0;
+                      ++direct;
+                    });
+                  } else {
+                    program_.scatter_source(from, at.edge, superstep, emit_to);
+                  }
                 } else {
-                  program_.scatter_source(source_of[e.src], e, superstep, emit_to);
+                  const Edge e = decode_grid_record<kLayout>(at_record, type, src_base, dst_base, mask);
+                  if constexpr (std::is_same_v<EmitTo, FusedInPlace>) {
+                    fused_step(emit_to, source_of[e.src], e, superstep, st[e.dst], direct, changed);
+                  } else if constexpr (std::is_same_v<EmitTo, InPlace>) {
+                    program_.scatter_source(source_of[e.src], e, superstep, emit_in_place);
+                  } else {
+                    program_.scatter_source(source_of[e.src], e, superstep, emit_to);
+                  }
                 }
               };
               if constexpr (kLayout != GridLayout::kFull) {
@@ -901,8 +961,11 @@ class Engine : private EngineBase {
                     const std::byte* const ahead = record + kGridPrefetchDistance * rs;
                     if constexpr (kRows) {
                       prefetch_source_state(ahead, src_base, mask, st);
-                    } else {
+                    } else if constexpr (kTwoWay) {
                       prefetch_grid_record<true>(ahead, src_base, dst_base, mask, st, source_bytes, nullptr);
+                    } else {  // block-relative, as the records' loads below
+                      prefetch_grid_record<true>(ahead, 0, 0, mask, state_block, reinterpret_cast<const std::byte*>(source_block),
+                                                 nullptr);
                     }
                     scatter_record(record);
                   }
@@ -912,6 +975,7 @@ class Engine : private EngineBase {
             };
             if constexpr (kInPlace) {
               if (in_place) {
+                InPlace in_place_tag;
                 if constexpr (ProgramWithInPlaceStep<P>) {
                   // Pieces of kFusedChoiceRecords, each fused when more than 1/kFusedChoiceShare of
                   // the piece before it (in this task) emitted (ProgramWithInPlaceStep).
@@ -923,12 +987,12 @@ class Engine : private EngineBase {
                     if (fuse) {
                       scatter_records(fused);
                     } else {
-                      scatter_records(emit_in_place);
+                      scatter_records(in_place_tag);
                     }
                     fuse = (direct - emitted_before) * kFusedChoiceShare > piece_records;
                   }
                 } else {
-                  scatter_records(emit_in_place);
+                  scatter_records(in_place_tag);
                 }
                 continue;
               }
@@ -1698,6 +1762,7 @@ class Engine : private EngineBase {
 
   P program_;
   std::vector<Worker> workers_;
+  bool sources_prepared_ = false;  // sources_ hold the current partition's Sources for this superstep (prepare_partition)
   // scatter_keyed_piece's tasks: chunks of keys' records, the keys, the chunks by size, where each
   // chunk's strays start.
   static constexpr std::uint64_t kMinKeyedChunk = 1024;

@@ -1,8 +1,8 @@
-// Tests of pagerank_ddf, bfs_forest, sssp_forest, spmv and conductance: tiny hand-drawn graphs with
-// answers worked out by hand; the in-memory references against independent brute force; the
-// verifiers catching broken results; random and rmat graphs with --verify and bit-identical output
-// across K in {1, 2, 7}, -p in {1, 2}, direct and --no_dio; soc-Slashdot0902 against its published
-// SCC facts and against -b bfs / -b pagerank.
+// Tests of pagerank_ddf, bfs_forest, sssp_forest, spmv and conductance, and of pagerank's summary of
+// its top ranks: tiny hand-drawn graphs with answers worked out by hand; the in-memory references
+// against independent brute force; the verifiers catching broken results; random and rmat graphs
+// with --verify and bit-identical output across K in {1, 2, 7}, -p in {1, 2}, direct and --no_dio;
+// soc-Slashdot0902 against its published SCC facts and against -b bfs / -b pagerank.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,7 +11,9 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/bfs_forest.hpp"
@@ -383,6 +385,41 @@ TEST_CASE("pagerank_ddf on rmat: the fixed point of pagerank, identical at -k 1 
     if (!(std::fabs(x - y) <= 2e-5 * y)) ++off;
   }
   CHECK(off == 0);
+}
+
+TEST_CASE("pagerank: the summary's ten highest ranks are the output's, ties to the smaller id", "[alg_basic]") {
+  // The summary's PAGERANK::TOPi ("vertex rank") against the --output file's ranks sorted by rank,
+  // then id: on an rmat graph, and on a cycle of 12 whose ranks are all equal (ids 0..9 win).
+  TempDir dir;
+  const ProcessResult gen = run_tool("rmat", {"--name", (dir / "r").string(), "--scale", "12", "--edges", "40000",
+                                              "--threads", "2"});
+  REQUIRE(gen.exit_code == 0);
+  std::vector<Edge> cycle;
+  for (VertexId v = 0; v < 12; ++v) cycle.push_back(e(v, (v + 1) % 12));
+  const auto cycle_ini = write_graph(dir.path(), "c", cycle, 12);
+  for (const std::string& graph : {(dir / "r").string(), cycle_ini.string()}) {
+    TempDir out;
+    const ProcessResult pr = run_driver_in_process({"-g", graph, "-b", "pagerank", "--pagerank::niters", "5", "-p", "2",
+                                                    "--output", (out / "ranks.txt").string()});
+    INFO(graph << "\n" << pr.out << pr.err);
+    REQUIRE(pr.exit_code == 0);
+    const Rows rows = read_output(out / "ranks.txt");
+    REQUIRE(rows.size() >= 10);
+    std::vector<std::pair<float, std::uint64_t>> ranked;
+    for (std::size_t v = 0; v < rows.size(); ++v) ranked.emplace_back(std::strtof(rows[v].at(0).c_str(), nullptr), v);
+    std::sort(ranked.begin(), ranked.end(),
+              [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
+    for (std::size_t i = 0; i < 10; ++i) {
+      std::istringstream line(stat_value(pr.out, "ALGORITHM::PAGERANK::TOP" + std::to_string(i + 1)));
+      std::uint64_t vertex = UINT64_MAX;
+      double rank = -1;
+      line >> vertex >> rank;
+      INFO("TOP" << i + 1);
+      CHECK(vertex == ranked[i].second);
+      CHECK(rank == Approx(ranked[i].first).epsilon(1e-6));
+    }
+    CHECK(stat_value(pr.out, "ALGORITHM::PAGERANK::TOP11").empty());
+  }
 }
 
 // ---- a real graph ----------------------------------------------------------------------------------
