@@ -785,7 +785,6 @@ class Engine : private EngineBase {
   // (kProgramEmitsOnlyToDestination).
   struct InPlace {};
 
-
   // P's scatter_gather on one record, counted like an emit applied in place. Builds without NDEBUG
   // check it against scatter_source followed by gather on a copy of the state (program.hpp's contract).
   // (The tag makes the call depend on the caller's template argument: compilers then resolve it only
