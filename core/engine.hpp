@@ -824,6 +824,8 @@ class Engine : private EngineBase {
     const bool in_place = kInPlace && program_.emits_to_destination(s);
     const unsigned shift = plan_.grid_shift;
     const std::uint32_t local_mask = grid_local_mask();
+    // The mask of the largest blocks (2^16 vertices: rmat22 and larger graphs), all of a record's 16-bit ids.
+    constexpr std::uint32_t kWholeBlockMask = (std::uint32_t{1} << kMaxLocalIdBits) - 1;
     const EdgeFileType type = graph_.type;
     const std::uint32_t blocks = grid_blocks_;
     const std::byte* const sources = sources_.data();
@@ -886,14 +888,6 @@ class Engine : private EngineBase {
             out[k++] = Entry{target, u};
           }
         };
-        // A program that promises its emits go to e.dst (kInPlace): into block d, no test. (The two
-        // lines it shares with emit are written out twice: through a shared lambda, gcc stopped
-        // merging the two counters and kept both on the stack: 2 and 3 -> 8 stack increments.)
-        auto emit_in_place = [&](VertexId target, const Update& u) {
-          assert((target >> block_shift) == line);
-          changed += program_.gather(target, st[target], u, superstep) ? 1 : 0;
-          ++direct;
-        };
         // The in-place path: scatter_gather for the next piece (ProgramWithInPlaceStep). Either is
         // right for a line's first piece: odd lines start fused, so that small graphs (tests) run both.
         bool fuse = (line & 1U) != 0;
@@ -921,35 +915,36 @@ class Engine : private EngineBase {
             if (room == 0) break;
             std::uint64_t stop = std::min({end, r + room, window.hi});
             const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
-            const auto scatter_records = [&](auto& emit_to) {
+            // The records [r, stop) with `ids_mask` (a constant for blocks of 2^16 vertices: the ids
+            // are then the record's two halves, no masking instructions in the loop).
+            const auto scatter_records_masked = [&](auto& emit_to, auto ids_mask) {
               using EmitTo = std::remove_cvref_t<decltype(emit_to)>;
+              // P on one record: its edge, its source's Source and its destination's state.
+              const auto scatter_edge = [&](const typename P::Source& from, const Edge& e, Vertex& to) {
+                if constexpr (std::is_same_v<EmitTo, FusedInPlace>) {
+                  fused_step(emit_to, from, e, superstep, to, direct, changed);
+                } else if constexpr (std::is_same_v<EmitTo, InPlace>) {
+                  // P promises its emits go to e.dst (kInPlace): gathered into the state at hand, no
+                  // test of the target. (The two lines it shares with emit are written out twice:
+                  // through a shared lambda, gcc kept both counters on the stack.)
+                  program_.scatter_source(from, e, superstep, [&](VertexId target, const Update& u) {
+                    assert(target == e.dst);
+                    changed += program_.gather(target, to, u, superstep) ? 1 : 0;
+                    ++direct;
+                  });
+                } else {
+                  program_.scatter_source(from, e, superstep, emit_to);
+                }
+              };
               const auto scatter_record = [&](const std::byte* at_record) {
                 if constexpr (kLayout != GridLayout::kFull) {
-                  // The pair's sources and states indexed by the block-local ids: the absolute ids
-                  // (e.src, e.dst) are computed only where the program reads them.
-                  const GridLocals at = decode_grid_locals<kLayout>(at_record, src_base, dst_base, mask);
-                  const typename P::Source& from = source_block[at.src];
-                  if constexpr (std::is_same_v<EmitTo, FusedInPlace>) {
-                    fused_step(emit_to, from, at.edge, superstep, state_block[at.dst], direct, changed);
-                  } else if constexpr (std::is_same_v<EmitTo, InPlace>) {
-                    Vertex& to = state_block[at.dst];
-                    program_.scatter_source(from, at.edge, superstep, [&](VertexId target, const Update& u) {
-                      assert(target == at.edge.dst);
-                      changed += program_.gather(target, to, u, superstep) ? 1 : 0;
-                      ++direct;
-                    });
-                  } else {
-                    program_.scatter_source(from, at.edge, superstep, emit_to);
-                  }
+                  // The pair's sources and states indexed by the record's block-local ids: the
+                  // absolute ids (e.src, e.dst) are computed only where the program reads them.
+                  const GridLocals at = decode_grid_locals<kLayout>(at_record, src_base, dst_base, ids_mask);
+                  scatter_edge(source_block[at.src], at.edge, state_block[at.dst]);
                 } else {
-                  const Edge e = decode_grid_record<kLayout>(at_record, type, src_base, dst_base, mask);
-                  if constexpr (std::is_same_v<EmitTo, FusedInPlace>) {
-                    fused_step(emit_to, source_of[e.src], e, superstep, st[e.dst], direct, changed);
-                  } else if constexpr (std::is_same_v<EmitTo, InPlace>) {
-                    program_.scatter_source(source_of[e.src], e, superstep, emit_in_place);
-                  } else {
-                    program_.scatter_source(source_of[e.src], e, superstep, emit_to);
-                  }
+                  const Edge e = decode_grid_record<kLayout>(at_record, type, src_base, dst_base, ids_mask);
+                  scatter_edge(source_of[e.src], e, st[e.dst]);
                 }
               };
               if constexpr (kLayout != GridLayout::kFull) {
@@ -959,11 +954,11 @@ class Engine : private EngineBase {
                   for (const std::uint64_t lead_end = stop - kGridPrefetchDistance; r < lead_end; ++r, record += rs) {
                     const std::byte* const ahead = record + kGridPrefetchDistance * rs;
                     if constexpr (kRows) {
-                      prefetch_source_state(ahead, src_base, mask, st);
+                      prefetch_source_state(ahead, src_base, ids_mask, st);
                     } else if constexpr (kTwoWay) {
-                      prefetch_grid_record<true>(ahead, src_base, dst_base, mask, st, source_bytes, nullptr);
+                      prefetch_grid_record<true>(ahead, src_base, dst_base, ids_mask, st, source_bytes, nullptr);
                     } else {  // block-relative, as the records' loads below
-                      prefetch_grid_record<true>(ahead, 0, 0, mask, state_block, reinterpret_cast<const std::byte*>(source_block),
+                      prefetch_grid_record<true>(ahead, 0, 0, ids_mask, state_block, reinterpret_cast<const std::byte*>(source_block),
                                                  nullptr);
                     }
                     scatter_record(record);
@@ -971,6 +966,12 @@ class Engine : private EngineBase {
                 }
               }
               for (; r < stop; ++r, record += rs) scatter_record(record);
+            };
+            const auto scatter_records = [&](auto& emit_to) {
+              if constexpr (kLayout != GridLayout::kFull) {
+                if (mask == kWholeBlockMask) return scatter_records_masked(emit_to, std::integral_constant<std::uint32_t, kWholeBlockMask>{});
+              }
+              scatter_records_masked(emit_to, mask);
             };
             if constexpr (kInPlace) {
               if (in_place) {

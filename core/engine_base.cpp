@@ -992,10 +992,13 @@ Status EngineBase::load_grid_records() {
   std::vector<std::uint64_t> segment_first;   // each segment's first record
   std::vector<std::uint64_t> segment_starts;  // stride per segment, relative to its first record
   std::vector<std::byte> run_scratch;         // the run being read, checked: its records, then their ids
+  // Each worker's count of every id, while the input is read (the storage-bound read leaves the
+  // cores time for it; 8 bytes per id and worker, in the L2 cache here).
+  std::vector<std::vector<std::uint64_t>> id_counts(pool_->size(), std::vector<std::uint64_t>(ids, 0));
   // Copies records [lo, hi) of the run starting at record `first` (m records, checked into
   // run_scratch) to edge_cache_, grouped, writing the groups' offsets to `starts`.
   auto group_share = [&]<std::size_t kSize, typename Id>(std::uint64_t first, std::uint64_t m, std::uint64_t lo, std::uint64_t hi,
-                                                          std::uint64_t* starts) {
+                                                          std::uint64_t* starts, std::uint64_t* id_count) {
     const std::uint32_t* group = group_of.data();
     // Copies in this frame: the moves' stores could alias the captured pointers, which the loop
     // would then read again (through the closure) for every record.
@@ -1011,7 +1014,11 @@ Status EngineBase::load_grid_records() {
       std::memcpy(&b, from_ids + i * sizeof(Id), sizeof(Id));
       return b;
     };
-    for (std::uint64_t i = a; i < z; ++i) ++starts[group[id_at(i)] + 1];
+    for (std::uint64_t i = a; i < z; ++i) {
+      const Id b = id_at(i);
+      ++starts[group[b] + 1];
+      ++id_count[b];
+    }
     for (std::uint64_t g = 1; g < stride; ++g) starts[g] += starts[g - 1];
     std::uint64_t next[kGridPlacementGroups + 1];
     std::copy(starts, starts + G + 1, next);
@@ -1061,16 +1068,17 @@ Status EngineBase::load_grid_records() {
     const std::size_t segments = segment_first.size();
     for (std::size_t t = 0; t < T; ++t) segment_first.push_back(first + m * t / T);
     segment_starts.resize((segments + T) * stride);
-    pool_->run(T, [&](std::size_t t, unsigned) {
+    pool_->run(T, [&](std::size_t t, unsigned worker) {
       const std::uint64_t lo = first + m * t / T;
       const std::uint64_t hi = first + m * (t + 1) / T;
       std::uint64_t* starts = segment_starts.data() + (segments + t) * stride;
+      std::uint64_t* id_count = id_counts[worker].data();
       if (id_bytes == 2) {
-        local4 ? group_share.template operator()<4, std::uint16_t>(first, m, lo, hi, starts)
-               : group_share.template operator()<8, std::uint16_t>(first, m, lo, hi, starts);
+        local4 ? group_share.template operator()<4, std::uint16_t>(first, m, lo, hi, starts, id_count)
+               : group_share.template operator()<8, std::uint16_t>(first, m, lo, hi, starts, id_count);
       } else {
-        local4 ? group_share.template operator()<4, std::uint32_t>(first, m, lo, hi, starts)
-               : group_share.template operator()<8, std::uint32_t>(first, m, lo, hi, starts);
+        local4 ? group_share.template operator()<4, std::uint32_t>(first, m, lo, hi, starts, id_count)
+               : group_share.template operator()<8, std::uint32_t>(first, m, lo, hi, starts, id_count);
       }
     });
     return Status::ok();
@@ -1092,17 +1100,15 @@ Status EngineBase::load_grid_records() {
       }
     }
   };
-  // The ids' counts, by their groups' tasks: a group's counters (~ids / G) stay in the L1 cache
-  // (counted while the input was read, each task's 8 bytes per id missed the L2 cache). A halved
-  // grid's dropped records (group G) are not counted.
+  // The ids' counts: the workers' (a halved grid's dropped records, all under the id `dropped`,
+  // which no record it keeps has, are not placed). Counted after the read instead, by groups,
+  // this took 0.065 s of rmat22's set-up (docs/performance.md, session 40).
   std::vector<std::uint64_t> per_id(ids, 0);
-  auto count = [&]<typename Id>(std::uint64_t g) {
-    std::uint64_t* const of = per_id.data();
-    for_each_of_group.template operator()<Id>(g, [of](std::uint64_t, Id b) { ++of[b]; });
-  };
-  pool_->run(G, [&](std::size_t g, unsigned) {
-    id_bytes == 2 ? count.template operator()<std::uint16_t>(g) : count.template operator()<std::uint32_t>(g);
-  });
+  for (const std::vector<std::uint64_t>& count : id_counts) {
+    for (std::uint64_t id = 0; id < ids; ++id) per_id[id] += count[id];
+  }
+  id_counts = {};
+  if (halved) per_id[dropped] = 0;
   {
     std::vector<std::vector<std::uint64_t>> counts(1, std::vector<std::uint64_t>(buckets, 0));
     for (std::uint64_t id = 0; id < pair_id.pairs(); ++id) counts[0][bucket_of_id[id]] += per_id[id];

@@ -255,14 +255,14 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     // records and their buckets' ids (core/engine_base.cpp, load_grid_records): grid_record_bytes
     // + 2 (or 4) per edge, then the grid's own copy and 3 bucket arrays of 8 bytes (and each id's
     // bucket and group, 4 bytes each), for the moment both are held; while the input is read, one
-    // run checked, to group (then the buckets' sort scratch), and every share's group offsets
-    // (runs: the input's read chunks, and a record across two).
+    // run checked, to group (then the buckets' sort scratch), every share's group offsets (runs:
+    // the input's read chunks, and a record across two) and each thread's count of every id.
     const std::uint64_t id_bytes = GridPairIds::of(b32, GridBucketing::of(b32, shift)).id_bytes();
     const std::uint64_t compact_cache = round_up(input.edges * (input.grid_record_bytes + id_bytes), kIoAlignment);
     const std::uint64_t run_bytes = std::max<std::uint64_t>({plan.io.read_chunk, input.input_frame_bytes, 1});
     const std::uint64_t runs = 2 * (input_bytes / run_bytes + 1);
     const std::uint64_t grouping = threads * ((run_bytes / input.record_bytes + 1) / threads + 1) * (input.grid_record_bytes + id_bytes) +
-                                   runs * threads * (kGridPlacementGroups + 3) * 8 + buckets * 8;
+                                   runs * threads * (kGridPlacementGroups + 3) * 8 + buckets * 8 + threads * (buckets + 1) * 8;
     const std::uint64_t compact_grid =
         round_up(input.edges * input.grid_record_bytes, kIoAlignment) + 3 * bucket_array + grouping;
     if (plan.partitions == 1 && options.cache_edges && options.edge_grid && options.compact_grid &&

@@ -258,6 +258,41 @@ TEST_CASE("edge grid: more than 2^16 buckets (no sub-buckets, 4-byte bucket ids 
   }
 }
 
+TEST_CASE("edge grid: blocks of 2^16 vertices (the by-destination scatter's constant mask) agree with blocks of 2^15", "[edge_grid]") {
+  // 2^20 vertices, -p 2: a --cpu_cache_size that allows it gives 16 cache partitions of 2^16
+  // vertices, and grid blocks as large (the largest block-local ids, whose records the in-place
+  // scatter and PageRank's by-source degree count decode without masking); a smaller one gives 32
+  // of 2^15 (masked ids).
+  TempDir dir;
+  const std::uint64_t vertices = std::uint64_t{1} << 20;
+  const auto ini = write_graph(dir.path(), "wide", random_edges(vertices, 600000, 23), vertices);
+  for (const char* algo : {"pagerank", "bfs"}) {
+    INFO(algo);
+    std::string outputs[2];
+    const std::uint64_t partitions[2] = {16, 32};
+    for (int i = 0; i < 2; ++i) {
+      std::uint64_t got = 0;
+      for (const char* cache : {"64M", "128K", "256K", "512K", "1M", "2M"}) {  // the first that gives partitions[i]
+        INFO("--cpu_cache_size " << cache);
+        const auto r = run_driver_in_process({"-g", ini.string(), "-b", algo, "-p", "2", "--pagerank::niters", "4", "--physical_memory",
+                                              "1G", "--cpu_cache_size", cache, "--output", (dir / "out.txt").string(), "--verify"});
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        got = std::stoull(stat_value(r.out, "CORE::CONFIG::CACHE_PARTITIONS"));
+        if (got != partitions[i]) continue;
+        CHECK(r.out.find("Verification: PASS") != std::string::npos);
+        CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == "1");
+        CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "0");
+        CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RECORD_BYTES") == "4");
+        outputs[i] = slurp(dir / "out.txt");
+        break;
+      }
+      REQUIRE(got == partitions[i]);
+    }
+    if (std::string(algo) == "bfs") CHECK(outputs[0] == outputs[1]);  // (PageRank's sums: another order)
+  }
+}
+
 TEST_CASE("edge grid: exactly 256 blocks (over 2^16 buckets, 2-byte pair ids while built), plain and halved", "[edge_grid]") {
   // 262100 vertices in blocks of 2^10: 256 blocks; --cpu_cache_size per algorithm so that its
   // state gives blocks of 2^10 vertices. cc reads a symmetric input one way (the halved grid).
