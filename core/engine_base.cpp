@@ -921,14 +921,14 @@ void EngineBase::finish_grid() {
 // that misses the caches per record): while the input is read, each run is checked into a scratch
 // buffer of one run (its pages faulted in once), and each task copies its share of it into
 // edge_cache_ grouped by placement group (kGridPlacementGroups groups of buckets consecutive in
-// the grid's order; a share's groups' offsets are kept: a "segment"), in time the cores would
-// otherwise spend waiting for storage; then every group is one task that counts its buckets
-// (about buckets / kGridPlacementGroups of them, whose counters stay in the L1 cache) and then one
-// that copies its records, segment after segment (input order), into them.
+// the grid's order; a share's groups' offsets are kept: a "segment") and counts the ids it saw,
+// in time the cores would otherwise spend waiting for storage; then every group is one task that
+// copies its records, segment after segment (input order), into its buckets (about buckets /
+// kGridPlacementGroups of them).
 // Memory: what the plan reserved for it (core/memory_plan.cpp): (grid_rs + id bytes) * n of edges,
 // then grid_rs * n of grid, the bucket arrays (the counters, the cursors, the offsets, the ids'
 // buckets and groups), a run's records to group (then the sort's scratch, for programs that tell
-// their active vertices: each bucket by source) and the segments' offsets.
+// their active vertices: each bucket by source), the segments' offsets and each worker's counts.
 // Halved (symmetric_one_way_, like the on-disk grid): only the records with src <= dst are placed
 // (the others are their reverses), scattered both ways. A dropped record gets the id
 // GridPairIds::dropped(), which no kept record has; its group is an extra one, never placed.
