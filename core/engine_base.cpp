@@ -1409,14 +1409,15 @@ std::vector<std::uint64_t> EngineBase::grid_slab_bounds(std::span<const std::uin
 }
 
 // Checks every input record, in parallel (the first bad one reported), counting each bucket's
-// records (counts[t][b] for task t) and calling on_bucket(t, b) for each; then
-// `stage(run, first, counts)` sees each checked run of records (with the counts so far). Ends with
+// records (counts[t][b] for task t) and calling on_bucket(t, i, e, b) for each record e the grid
+// keeps (i: its index in the run; b: its bucket); on_run(records) comes before each run's check,
+// and `stage(run, first, counts)` sees each checked run of records (with the counts so far). Ends with
 // the buckets placed (place_buckets). With kFirstRunOnly the buckets are counted in the first run
 // only (what stage needs to estimate their shares) and not placed: the caller counts and places
 // them itself (build_staged, from its staged blocks: counting every record here, in a row of
 // counters per task, 266 KiB on rmat22, cost rmat22 bfs at 256M 0.3-0.4 s of user CPU more).
-template <bool kFirstRunOnly, typename Stage, typename OnBucket>
-Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
+template <bool kFirstRunOnly, typename Stage, typename OnBucket, typename OnRun>
+Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket, OnRun&& on_run) {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
   const std::size_t T = plan_.threads;
@@ -1431,15 +1432,16 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
+    on_run(run.size() / rs);
     // By value (check_run copies the callback per task): the values stay in registers.
     auto check_as = [&]<bool kHalved, bool kCount>() {
-      return check_run(run, first, [row = rows.data(), bucket_of, &on_bucket](std::size_t t, std::uint64_t, const Edge& e) {
+      return check_run(run, first, [row = rows.data(), bucket_of, &on_bucket, first](std::size_t t, std::uint64_t i, const Edge& e) {
         // A branch, although which of a pair of reverse records comes first is a coin flip: adding
         // 0 for the reverse records instead cost more CPU (docs/performance.md, session 34).
         if (kHalved && e.src > e.dst) return;  // the reverse of a record the grid keeps
         const std::uint64_t b = bucket_of(e.src, e.dst);
         if constexpr (kCount) ++row[t][b];
-        on_bucket(t, b);
+        on_bucket(t, i - first, e, b);
       });
     };
     const bool count = !kFirstRunOnly || seen == 0;
@@ -1459,7 +1461,7 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket) {
 
 Status EngineBase::check_and_count() {
   return check_count_and<false>([](std::span<const std::byte>, std::uint64_t, const auto&) { return Status::ok(); },
-                         [](std::size_t, std::uint64_t) {});
+                                [](std::size_t, std::uint64_t, const Edge&, std::uint64_t) {}, [](std::size_t) {});
 }
 
 Expected<std::unique_ptr<FramedReader>> EngineBase::open_input() {
@@ -1711,12 +1713,44 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   const std::size_t row_lines = (groups + 7) / 8 + 1;
   std::vector<CounterLine> check_groups(T * row_lines);
   auto group_count = [&](std::size_t t, std::uint64_t g) -> std::uint64_t& { return check_groups[t * row_lines + g / 8].count[g % 8]; };
-  auto on_bucket = [&](std::size_t t, std::uint64_t b) {
-    if (grouped) ++group_count(t, group_of[b]);
+  // From the second run on, a grid of 4-byte records that keeps every record (not halved) takes
+  // its staged entries from the check: for each record it writes the entry (bucket, grid record:
+  // 8 bytes) and the group, in input order, and staging only moves them to their groups. (Staging
+  // that decoded, bucketed and looked up every record again cost ~6 ns of CPU a record more:
+  // rmat22 bfs at 256M, docs/performance.md, session 41.) Such a run's entries all go straight to
+  // their groups' buffers, a buffer flushed first when they would not fit it (a whole run's fit
+  // one: `block`), so the run needs no copy by group: the entries and groups take run_staged's
+  // room instead (the memory plan counts the larger of the two).
+  const std::uint64_t run_records = std::max<std::uint64_t>(plan_.io.read_chunk, graph_.framed() ? graph_.frame_bytes : 0) / rs;
+  const bool fused = local4 && !halved && groups <= std::uint64_t{UINT16_MAX} + 1 && run_records * staged_record <= block;
+  if (fused) run_staged.reserve(run_records * 10);  // the first run's copy by group, then the check's entries
+  std::byte* check_entries = nullptr;  // where the check of this run writes them, 8 bytes each (null: it does not)
+  std::byte* check_entry_groups = nullptr;  // ... and their groups, 2 bytes each
+  auto on_run = [&](std::size_t records) {
+    check_entries = nullptr;
+    check_entry_groups = nullptr;
+    if (!fused || !grouped || records > run_records) return;  // (a longer run than the reader's chunk: not expected)
+    if (run_staged.size() < run_records * 10) run_staged.resize(run_records * 10);
+    check_entries = run_staged.data();
+    check_entry_groups = run_staged.data() + run_records * 8;
+  };
+  auto on_bucket = [&](std::size_t t, std::uint64_t i, const Edge& e, std::uint64_t b) {
+    if (!grouped) return;
+    const std::uint32_t g = group_of[b];
+    ++group_count(t, g);
+    if (check_entries != nullptr) {
+      const auto bucket = static_cast<std::uint32_t>(b);
+      const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);  // encode_grid_record<kLocal4>'s
+      const auto group_index = static_cast<std::uint16_t>(g);
+      std::memcpy(check_entries + i * 8, &bucket, 4);
+      std::memcpy(check_entries + i * 8 + 4, &local, 4);
+      std::memcpy(check_entry_groups + i * 2, &group_index, 2);
+    }
   };
   auto stage = [&](std::span<const std::byte> run, std::uint64_t, const std::vector<std::vector<std::uint64_t>>& counts) -> Status {
     const std::size_t m = run.size() / rs;
     const bool counted = grouped;  // the check of this run counted its groups
+    const bool from_check = check_entries != nullptr;  // ... and wrote its staged entries
     if (!grouped) {  // the first run's counts estimate each bucket's share: equal shares per group
       std::uint64_t sample = 0;
       for (std::size_t t = 0; t < T; ++t) sample += std::accumulate(counts[t].begin(), counts[t].end(), std::uint64_t{0});
@@ -1733,8 +1767,14 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     }
     // The run as staged entries sorted by group (a parallel counting sort: each task counts its
     // range's entries per group, then writes them after the earlier tasks' entries of that group;
-    // input order kept within a group), then each group's slice appended to its buffer.
-    run_staged.resize(m * staged_record);
+    // input order kept within a group), then each group's slice appended to its buffer. (From
+    // the check's entries: each task moves its range's, which the check's task of the same range
+    // counted.)
+    if (from_check) {
+      stats_.grid_staged_from_check += m;
+    } else {
+      run_staged.resize(m * staged_record);
+    }
     if (counted) {
       for (std::size_t t = 0; t < T; ++t) {
         for (std::uint64_t g = 0; g < groups; ++g) {
@@ -1763,6 +1803,14 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       }
     }
     slice_begin[groups] = place;
+    if (from_check) {  // every group's entries go to its buffer: flushed first where they would not fit
+      pool_->run(flushers, [&](std::size_t t, unsigned) {
+        for (std::uint64_t g = t; g < groups && errors[t].is_ok(); g += flushers) {
+          if (group[g].filled + (slice_begin[g + 1] - slice_begin[g]) * staged_record > block) errors[t] = flush(g, t);
+        }
+      });
+      for (const Status& error : errors) ES_RETURN_IF_ERROR(error);
+    }
     // A group whose share of the run fits its buffer's free room gets its entries written there
     // directly (the common case: a run's share is a fraction of a block); the others go through
     // run_staged and are appended below, flushing full buffers on the way.
@@ -1785,6 +1833,20 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       const std::uint32_t mask = local_mask;
       const bool drop_reversed = halved;
       const std::size_t end = m * (t + 1) / T;
+      if constexpr (kLayout == GridLayout::kLocal4) {
+        if (from_check) {  // the check's entries (every record kept), in the same ranges as its tasks'
+          const std::byte* const entries = check_entries;
+          const std::byte* const entry_groups = check_entry_groups;
+          for (std::size_t i = m * t / T; i < end; ++i) {
+            std::uint16_t g;
+            std::memcpy(&g, entry_groups + i * 2, 2);
+            std::byte*& at = next[g];
+            std::memcpy(at, entries + i * 8, 8);
+            at += 8;
+          }
+          return;
+        }
+      }
       for (std::size_t i = m * t / T; i < end; ++i) {
         const Edge e = decode_edge(input + i * kInput, input_type);
         if (drop_reversed && e.src > e.dst) continue;  // not in a halved grid
@@ -1832,7 +1894,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   };
   {
     const timeline::Span span("check and stage", "setup");
-    Status status = check_count_and<true>(stage, on_bucket);
+    Status status = check_count_and<true>(stage, on_bucket, on_run);
     for (std::uint64_t g = 0; g < groups && status.is_ok(); ++g) {
       if (group[g].filled > 0) status = flush(g, 0);
     }

@@ -295,8 +295,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // (shift, blocks and buckets as above: options.compact_grid holds here.)
       // Counters (8 bytes per bucket and thread, and one more set of cursors), bucket order, groups,
       // ranks and owners, each staging task's sort counts, cell ends, the sources, the states'
-      // padding to whole blocks, and one run of staged records while the grid is built
-      // (engine_base.cpp build_staged).
+      // padding to whole blocks, and one run of staged records (and of the check's entries) while
+      // the grid is built (engine_base.cpp build_staged).
       const std::uint64_t padded = blocks << shift;
       // (Every record, also on a symmetric input whose grid keeps about half: with that estimate
       // rmat22-sym cc at 256M took Elias-Fano, resident, and was slower than with the records as
@@ -304,10 +304,15 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       const std::uint64_t grid_file = round_up(input.edges * input.grid_record_bytes, kIoAlignment);
       const std::uint64_t largest = std::max<std::uint64_t>(round_down(options.grid_window, kIoAlignment), kIoAlignment);
       const std::uint64_t step = std::min(kMinGridWindow, largest);
+      const std::uint64_t run_bytes = std::max<std::uint64_t>(plan.io.read_chunk, input.input_frame_bytes);
+      // A run's staged records (no more bytes than the run: a staged record, 8 or 12 bytes, is no
+      // larger than its input record), or for a grid of 4-byte records that keeps every record,
+      // the run's entries and groups from the check instead (8 + 2 bytes a record).
+      const std::uint64_t check_entries =
+          input.grid_record_bytes == 4 && !input.symmetric_one_way ? run_bytes / std::max<std::size_t>(input.record_bytes, 1) * 10 : 0;
       const std::uint64_t fixed = (3 * threads + 8) * buckets * 4 + block_cells(b32) * 8 +
                                   round_up(padded * input.source_bytes, kIoAlignment) +
-                                  round_up((padded - vertices) * input.vertex_bytes, kIoAlignment) +
-                                  std::max<std::uint64_t>(plan.io.read_chunk, input.input_frame_bytes) +
+                                  round_up((padded - vertices) * input.vertex_bytes, kIoAlignment) + std::max(run_bytes, check_entries) +
                                   grid_codec_bytes(options.grid_codec == GridCodec::kNone ? GridCodec::kNone : GridCodec::kEliasFano,
                                                    input.edges, buckets, input.grid_record_bytes, step, threads);
       const std::uint64_t used = plan.estimated_peak() + fixed;

@@ -64,6 +64,9 @@ struct RunStats {
   std::vector<SuperstepStats> per_superstep;
   std::vector<VolumeStats> volumes;  // scratch volumes (core/volume_set.hpp); empty when none was used
   CheckpointStats checkpoint;
+  // The on-disk grid's build (EngineBase::build_staged): input records whose staged entries the
+  // check wrote, so that staging only moved them (not printed: for tests and profiles).
+  std::uint64_t grid_staged_from_check = 0;
 
   std::uint64_t bytes_read() const {
     return input_io.bytes_read + edges_io.bytes_read + updates_io.bytes_read + vertices_io.bytes_read;

@@ -10,9 +10,11 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <numeric>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/block_schedule.hpp"
@@ -258,6 +260,23 @@ TEST_CASE("edge grid: more than 2^16 buckets (no sub-buckets, 4-byte bucket ids 
   }
 }
 
+// Runs the driver with `args` plus each --cpu_cache_size of `caches` in turn (each run must
+// succeed) until one gives `partitions` cache partitions (CORE::CONFIG::CACHE_PARTITIONS), and
+// returns that run; fails the test when none does.
+ProcessResult run_with_cache_partitions(const std::vector<std::string>& args, std::initializer_list<const char*> caches,
+                                        std::uint64_t partitions) {
+  for (const char* cache : caches) {
+    std::vector<std::string> with_cache = args;
+    with_cache.insert(with_cache.end(), {"--cpu_cache_size", cache});
+    ProcessResult r = run_driver_in_process(with_cache);
+    INFO("--cpu_cache_size " << cache << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    if (std::stoull(stat_value(r.out, "CORE::CONFIG::CACHE_PARTITIONS")) == partitions) return r;
+  }
+  FAIL("no --cpu_cache_size tried gives " << partitions << " cache partitions");
+  return {};
+}
+
 TEST_CASE("edge grid: blocks of 2^16 vertices (the by-destination scatter's constant mask) agree with blocks of 2^15", "[edge_grid]") {
   // 2^20 vertices, -p 2: a --cpu_cache_size that allows it gives 16 cache partitions of 2^16
   // vertices, and grid blocks as large (the largest block-local ids, whose records the in-place
@@ -271,23 +290,15 @@ TEST_CASE("edge grid: blocks of 2^16 vertices (the by-destination scatter's cons
     std::string outputs[2];
     const std::uint64_t partitions[2] = {16, 32};
     for (int i = 0; i < 2; ++i) {
-      std::uint64_t got = 0;
-      for (const char* cache : {"64M", "128K", "256K", "512K", "1M", "2M"}) {  // the first that gives partitions[i]
-        INFO("--cpu_cache_size " << cache);
-        const auto r = run_driver_in_process({"-g", ini.string(), "-b", algo, "-p", "2", "--pagerank::niters", "4", "--physical_memory",
-                                              "1G", "--cpu_cache_size", cache, "--output", (dir / "out.txt").string(), "--verify"});
-        INFO(r.err);
-        REQUIRE(r.exit_code == 0);
-        got = std::stoull(stat_value(r.out, "CORE::CONFIG::CACHE_PARTITIONS"));
-        if (got != partitions[i]) continue;
-        CHECK(r.out.find("Verification: PASS") != std::string::npos);
-        CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == "1");
-        CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "0");
-        CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RECORD_BYTES") == "4");
-        outputs[i] = slurp(dir / "out.txt");
-        break;
-      }
-      REQUIRE(got == partitions[i]);
+      INFO("cache partitions " << partitions[i]);
+      const auto r = run_with_cache_partitions({"-g", ini.string(), "-b", algo, "-p", "2", "--pagerank::niters", "4", "--physical_memory",
+                                                "1G", "--output", (dir / "out.txt").string(), "--verify"},
+                                               {"64M", "128K", "256K", "512K", "1M", "2M"}, partitions[i]);
+      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == "1");
+      CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "0");
+      CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RECORD_BYTES") == "4");
+      outputs[i] = slurp(dir / "out.txt");
     }
     if (std::string(algo) == "bfs") CHECK(outputs[0] == outputs[1]);  // (PageRank's sums: another order)
   }
@@ -311,23 +322,13 @@ TEST_CASE("edge grid: exactly 256 blocks (over 2^16 buckets, 2-byte pair ids whi
                                        "--physical_memory", "1G", "--output", (dir / "out.txt").string(), "--verify"};
       if (variant == 0) args.push_back("--no_edge_grid");
       if (variant == 2) args.insert(args.end(), {"--read_chunk", "16K"});
-      std::uint64_t blocks = 0;
-      for (const char* cache : {"8K", "16K", "32K", "64K"}) {  // the size that gives 2^10 vertices per block
-        std::vector<std::string> with_cache = args;
-        with_cache.insert(with_cache.end(), {"--cpu_cache_size", cache});
-        const auto r = run_driver_in_process(with_cache);
-        INFO(r.err);
-        REQUIRE(r.exit_code == 0);
-        blocks = std::stoull(stat_value(r.out, "CORE::CONFIG::CACHE_PARTITIONS"));
-        if (blocks != 256) continue;
-        CHECK(r.out.find("Verification: PASS") != std::string::npos);
-        CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == (variant == 0 ? "0" : "1"));
-        CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "0");
-        CHECK(stat_value(r.out, "CORE::CONFIG::SYMMETRIC_ONE_WAY") == (halved && variant > 0 ? "1" : "0"));
-        outputs[variant] = slurp(dir / "out.txt");
-        break;
-      }
-      REQUIRE(blocks == 256);
+      // The size that gives 2^10 vertices per block.
+      const auto r = run_with_cache_partitions(args, {"8K", "16K", "32K", "64K"}, 256);
+      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == (variant == 0 ? "0" : "1"));
+      CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "0");
+      CHECK(stat_value(r.out, "CORE::CONFIG::SYMMETRIC_ONE_WAY") == (halved && variant > 0 ? "1" : "0"));
+      outputs[variant] = slurp(dir / "out.txt");
     }
     if (std::string(algo) != "pagerank") CHECK(outputs[0] == outputs[1]);
     CHECK(outputs[1] == outputs[2]);
@@ -828,6 +829,68 @@ TEST_CASE("in-memory grid: input order inside every bucket, whatever the threads
       INFO("-p " << threads << " read chunk " << chunk);
       CHECK(differing(run(info, threads, true, chunk)) == 0);
     }
+  }
+}
+
+TEST_CASE("on-disk grid of records as they are: input order inside every bucket, staged from the check's entries or not",
+          "[grid_build]") {
+  // The on-disk grid is staged in groups while the input is read (EngineBase::build_staged). From
+  // its second run on, a grid of 4-byte records takes the staged entries the check wrote
+  // (RunStats::grid_staged_from_check); the first run, and runs too long for a group's buffer, are
+  // staged from the input again. Kept as they are (--grid_codec none, not sorted), a bucket's
+  // records are in input order either way: the arrival hashes equal the in-memory grid's of whole
+  // records, whose buckets keep input order (the test above).
+  TempDir dir;
+  const std::uint32_t V = kLongListsVertices;
+  const std::vector<Edge> edges = long_in_lists_edges(23);
+  const auto info = write_and_read_graph(dir.path(), edges, V);
+  std::uint64_t from_check = 0;
+  auto run = [&](bool disk, unsigned threads, std::size_t read_chunk) {
+    INFO((disk ? "on disk" : "in memory") << " -p " << threads << " read chunk " << read_chunk);
+    EngineOptions options;
+    options.threads = threads;
+    options.cpu_cache_size = 16384;
+    options.compact_grid = disk;  // in memory: whole records
+    options.io.read_chunk = read_chunk;
+    options.work_dirs = {dir.path()};
+    if (disk) {
+      options.cache_edges = false;
+      options.disk_grid = DiskGrid::kOn;
+      options.grid_codec = GridCodec::kNone;
+      options.grid_window = 64 << 10;
+    }
+    std::vector<std::uint64_t> hashes(V, 0);
+    auto stats = run_engine(info, options, ArrivalOrderProgram{}, [&](VertexId first, std::span<const ArrivalOrderProgram::Vertex> states) {
+      for (std::size_t i = 0; i < states.size(); ++i) hashes[first + i] = states[i].hash;
+      return Status::ok();
+    });
+    REQUIRE(stats.has_value());
+    CHECK(stats->plan.grid_record_bytes == (disk ? 4 : 12));
+    REQUIRE(stats->plan.grid_shift < 15);  // several blocks
+    if (disk) {
+      CHECK(stats->plan.grid_window_bytes == (64 << 10));
+      CHECK(stats->plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
+    }
+    from_check = stats->grid_staged_from_check;
+    return hashes;
+  };
+  const std::vector<std::uint64_t> input_order = run(false, 2, std::size_t{4} << 20);
+  CHECK(from_check == 0);
+  auto differing = [&](const std::vector<std::uint64_t>& hashes) {  // a count: Catch would print 30011 values
+    std::size_t count = 0;
+    for (std::size_t v = 0; v < V; ++v) count += hashes[v] != input_order[v] ? 1 : 0;
+    return count;
+  };
+  for (const unsigned threads : {1U, 2U, 3U}) {
+    INFO("-p " << threads);
+    // Runs of 1365 records: every run after the first staged from the check's entries.
+    CHECK(differing(run(true, threads, 16384)) == 0);
+    CHECK(from_check > 0);
+    CHECK(from_check < edges.size());
+    CHECK(from_check + 16384 / 12 >= edges.size());
+    // One run: staged from the input.
+    CHECK(differing(run(true, threads, std::size_t{4} << 20)) == 0);
+    CHECK(from_check == 0);
   }
 }
 
