@@ -1409,8 +1409,8 @@ std::vector<std::uint64_t> EngineBase::grid_slab_bounds(std::span<const std::uin
 }
 
 // Checks every input record, in parallel (the first bad one reported), counting each bucket's
-// records (counts[t][b] for task t) and calling on_bucket(t, i, e, b) for each record e the grid
-// keeps (i: its index in the run; b: its bucket); on_run(records) comes before each run's check,
+// records (counts[t][b] for task t) and calling on_bucket(t, e, b) for each record e the grid
+// keeps (b: its bucket; task t's in input order); on_run(records) comes before each run's check,
 // and `stage(run, first, counts)` sees each checked run of records (with the counts so far). Ends with
 // the buckets placed (place_buckets). With kFirstRunOnly the buckets are counted in the first run
 // only (what stage needs to estimate their shares) and not placed: the caller counts and places
@@ -1435,13 +1435,13 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket, OnRun&& 
     on_run(run.size() / rs);
     // By value (check_run copies the callback per task): the values stay in registers.
     auto check_as = [&]<bool kHalved, bool kCount>() {
-      return check_run(run, first, [row = rows.data(), bucket_of, &on_bucket, first](std::size_t t, std::uint64_t i, const Edge& e) {
+      return check_run(run, first, [row = rows.data(), bucket_of, &on_bucket](std::size_t t, std::uint64_t, const Edge& e) {
         // A branch, although which of a pair of reverse records comes first is a coin flip: adding
         // 0 for the reverse records instead cost more CPU (docs/performance.md, session 34).
         if (kHalved && e.src > e.dst) return;  // the reverse of a record the grid keeps
         const std::uint64_t b = bucket_of(e.src, e.dst);
         if constexpr (kCount) ++row[t][b];
-        on_bucket(t, i - first, e, b);
+        on_bucket(t, e, b);
       });
     };
     const bool count = !kFirstRunOnly || seen == 0;
@@ -1461,7 +1461,7 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket, OnRun&& 
 
 Status EngineBase::check_and_count() {
   return check_count_and<false>([](std::span<const std::byte>, std::uint64_t, const auto&) { return Status::ok(); },
-                                [](std::size_t, std::uint64_t, const Edge&, std::uint64_t) {}, [](std::size_t) {});
+                                [](std::size_t, const Edge&, std::uint64_t) {}, [](std::size_t) {});
 }
 
 Expected<std::unique_ptr<FramedReader>> EngineBase::open_input() {
@@ -1713,19 +1713,24 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   const std::size_t row_lines = (groups + 7) / 8 + 1;
   std::vector<CounterLine> check_groups(T * row_lines);
   auto group_count = [&](std::size_t t, std::uint64_t g) -> std::uint64_t& { return check_groups[t * row_lines + g / 8].count[g % 8]; };
-  // From the second run on, a grid of 4-byte records that keeps every record (not halved) takes
-  // its staged entries from the check: for each record it writes the entry (bucket, grid record:
-  // 8 bytes) and the group, in input order, and staging only moves them to their groups. (Staging
-  // that decoded, bucketed and looked up every record again cost ~6 ns of CPU a record more:
-  // rmat22 bfs at 256M, docs/performance.md, session 41.) Such a run's entries all go straight to
-  // their groups' buffers, a buffer flushed first when they would not fit it (a whole run's fit
-  // one: `block`), so the run needs no copy by group: the entries and groups take run_staged's
-  // room instead (the memory plan counts the larger of the two).
+  // From the second run on, a grid of 4-byte records takes its staged entries from the check: for
+  // each record it keeps, the check's task writes the entry (bucket, grid record: 8 bytes) and the
+  // group, in input order from the start of its range of the run (a halved grid's entries packed),
+  // and staging only moves them to their groups. (Staging that decoded, bucketed and looked up
+  // every record again cost ~6 ns of CPU a record more: rmat22 bfs at 256M, docs/performance.md,
+  // session 41.) Such a run's entries all go straight to their groups' buffers, a buffer flushed
+  // first when they would not fit it (and when a group's share is larger than a whole buffer, one
+  // task moves them all in order, flushing as it goes), so the run needs no copy by group: the
+  // entries and groups take run_staged's room instead (the memory plan counts the larger of the two).
   const std::uint64_t run_records = std::max<std::uint64_t>(plan_.io.read_chunk, graph_.framed() ? graph_.frame_bytes : 0) / rs;
-  const bool fused = local4 && !halved && groups <= std::uint64_t{UINT16_MAX} + 1 && run_records * staged_record <= block;
+  const bool fused = local4 && groups <= std::uint64_t{UINT16_MAX} + 1;
   if (fused) run_staged.reserve(run_records * 10);  // the first run's copy by group, then the check's entries
   std::byte* check_entries = nullptr;  // where the check of this run writes them, 8 bytes each (null: it does not)
   std::byte* check_entry_groups = nullptr;  // ... and their groups, 2 bytes each
+  struct alignas(64) EntryCursor {  // task t's next entry of this run (one cache line per task)
+    std::uint64_t next = 0;
+  };
+  std::vector<EntryCursor> entry_end(T);  // after the check: the end of task t's entries
   auto on_run = [&](std::size_t records) {
     check_entries = nullptr;
     check_entry_groups = nullptr;
@@ -1733,12 +1738,14 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     if (run_staged.size() < run_records * 10) run_staged.resize(run_records * 10);
     check_entries = run_staged.data();
     check_entry_groups = run_staged.data() + run_records * 8;
+    for (std::size_t t = 0; t < T; ++t) entry_end[t].next = records * t / T;  // the start of task t's range
   };
-  auto on_bucket = [&](std::size_t t, std::uint64_t i, const Edge& e, std::uint64_t b) {
+  auto on_bucket = [&](std::size_t t, const Edge& e, std::uint64_t b) {
     if (!grouped) return;
     const std::uint32_t g = group_of[b];
     ++group_count(t, g);
     if (check_entries != nullptr) {
+      const std::uint64_t i = entry_end[t].next++;
       const auto bucket = static_cast<std::uint32_t>(b);
       const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);  // encode_grid_record<kLocal4>'s
       const auto group_index = static_cast<std::uint16_t>(g);
@@ -1770,11 +1777,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     // input order kept within a group), then each group's slice appended to its buffer. (From
     // the check's entries: each task moves its range's, which the check's task of the same range
     // counted.)
-    if (from_check) {
-      stats_.grid_staged_from_check += m;
-    } else {
-      run_staged.resize(m * staged_record);
-    }
+    if (!from_check) run_staged.resize(m * staged_record);
     if (counted) {
       for (std::size_t t = 0; t < T; ++t) {
         for (std::uint64_t g = 0; g < groups; ++g) {
@@ -1803,7 +1806,24 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       }
     }
     slice_begin[groups] = place;
+    if (from_check) stats_.grid_staged_from_check += place;
     if (from_check) {  // every group's entries go to its buffer: flushed first where they would not fit
+      bool oversized = false;  // a group's share larger than its buffer (rare: the groups share the records evenly)
+      for (std::uint64_t g = 0; g < groups; ++g) oversized |= (slice_begin[g + 1] - slice_begin[g]) * staged_record > block;
+      if (oversized) {  // one task, in input order (the tasks' ranges in turn), flushing each buffer when full
+        ++stats_.grid_runs_staged_serially;
+        for (std::size_t t = 0; t < T; ++t) {
+          for (std::uint64_t i = m * t / T; i < entry_end[t].next; ++i) {
+            std::uint16_t g;
+            std::memcpy(&g, check_entry_groups + i * 2, 2);
+            std::memcpy(buffers + g * block + group[g].filled, check_entries + i * 8, 8);
+            group[g].filled += staged_record;
+            ++group[g].staged;
+            if (group[g].filled == block) ES_RETURN_IF_ERROR(flush(g, g % flushers));  // (the group's staging task's output blocks)
+          }
+        }
+        return Status::ok();
+      }
       pool_->run(flushers, [&](std::size_t t, unsigned) {
         for (std::uint64_t g = t; g < groups && errors[t].is_ok(); g += flushers) {
           if (group[g].filled + (slice_begin[g + 1] - slice_begin[g]) * staged_record > block) errors[t] = flush(g, t);
@@ -1834,10 +1854,11 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       const bool drop_reversed = halved;
       const std::size_t end = m * (t + 1) / T;
       if constexpr (kLayout == GridLayout::kLocal4) {
-        if (from_check) {  // the check's entries (every record kept), in the same ranges as its tasks'
+        if (from_check) {  // the check's entries: task t's of the check (which counted them) from the start of its range
           const std::byte* const entries = check_entries;
           const std::byte* const entry_groups = check_entry_groups;
-          for (std::size_t i = m * t / T; i < end; ++i) {
+          const std::uint64_t entries_end = entry_end[t].next;
+          for (std::size_t i = m * t / T; i < entries_end; ++i) {
             std::uint16_t g;
             std::memcpy(&g, entry_groups + i * 2, 2);
             std::byte*& at = next[g];

@@ -43,6 +43,8 @@ void print_core_lines(std::ostream& out, const RunStats& stats) {
       << "CORE::UPDATES::EMITTED " << stats.updates_emitted << "\n"
       << "CORE::UPDATES::IN_MEMORY " << stats.updates_in_memory << "\n"
       << "CORE::UPDATES::SPILLED " << stats.updates_spilled << "\n"
+      << "CORE::GRID::STAGED_FROM_CHECK " << stats.grid_staged_from_check << "\n"
+      << "CORE::GRID::RUNS_STAGED_SERIALLY " << stats.grid_runs_staged_serially << "\n"
       << "CORE::BYTES::INPUT_READ " << stats.input_io.bytes_read << "\n"
       << "CORE::BYTES::EDGES_READ " << stats.edges_io.bytes_read << "\n"
       << "CORE::BYTES::EDGES_WRITTEN " << stats.edges_io.bytes_written << "\n"

@@ -64,9 +64,10 @@ struct RunStats {
   std::vector<SuperstepStats> per_superstep;
   std::vector<VolumeStats> volumes;  // scratch volumes (core/volume_set.hpp); empty when none was used
   CheckpointStats checkpoint;
-  // The on-disk grid's build (EngineBase::build_staged): input records whose staged entries the
-  // check wrote, so that staging only moved them (not printed: for tests and profiles).
+  // The on-disk grid's build (EngineBase::build_staged): grid records whose staged entries the
+  // input's check wrote, so that staging only moved them (CORE::GRID::STAGED_FROM_CHECK).
   std::uint64_t grid_staged_from_check = 0;
+  std::uint64_t grid_runs_staged_serially = 0;  // runs of them with a group's share larger than its buffer (CORE::GRID::RUNS_STAGED_SERIALLY)
 
   std::uint64_t bytes_read() const {
     return input_io.bytes_read + edges_io.bytes_read + updates_io.bytes_read + vertices_io.bytes_read;

@@ -474,6 +474,41 @@ TEST_CASE("on-disk grid: staged in groups, read back once and ahead, with 2 thre
   }
 }
 
+TEST_CASE("on-disk grid: a run whose share of a group outgrows the group's staging buffer is staged by one task, in order",
+          "[grid_build]") {
+  // Small staging buffers (--grid_memory) and long runs (--read_chunk): each run's entries of a
+  // group (from the input's check) are more than a whole buffer, so one task moves them in input
+  // order, flushing the buffer whenever it fills (EngineBase::build_staged). The outputs equal
+  // those of the same runs with the input in memory and no grid (input order).
+  TempDir dir;
+  TempDir work;
+  const auto ini = skewed_graph(dir.path());
+  for (const char* algo : {"bfs", "cc", "pagerank"}) {
+    INFO(algo);
+    auto run = [&](const std::vector<std::string>& extra) {
+      std::vector<std::string> args = {"-g", ini.string(), "-b", algo, "-p", "2", "--pagerank::niters", "3", "--physical_memory", "1G",
+                                       "--work_dir", work.path().string(), "--output", (dir / "out.txt").string(), "--verify"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const auto r = run_driver_in_process(args);
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      CHECK(work.entries().empty());
+      return std::pair{r.out, slurp(dir / "out.txt")};
+    };
+    const auto [plain_stats, plain] = run({"--no_edge_grid"});
+    for (const char* codec : {"none", "ef"}) {
+      INFO(codec);
+      const auto [stats, output] = run({"--no_edge_cache", "--disk_grid", "on", "--grid_window", "64K", "--grid_memory", "256K",
+                                        "--read_chunk", "1M", "--grid_codec", codec});
+      CHECK(stat_value(stats, "CORE::CONFIG::GRID_ON_DISK") == "1");
+      CHECK(std::stoull(stat_value(stats, "CORE::GRID::STAGED_FROM_CHECK")) > 0);
+      CHECK(std::stoull(stat_value(stats, "CORE::GRID::RUNS_STAGED_SERIALLY")) > 0);
+      if (std::string(algo) != "pagerank") CHECK(output == plain);  // (PageRank's sums: another order)
+    }
+  }
+}
+
 TEST_CASE("on-disk grid kept in part: windows spread over it stay in memory, the rest is read every superstep", "[edge_grid]") {
   TempDir dir;
   TempDir work;
@@ -845,8 +880,9 @@ TEST_CASE("on-disk grid of records as they are: input order inside every bucket,
   const std::vector<Edge> edges = long_in_lists_edges(23);
   const auto info = write_and_read_graph(dir.path(), edges, V);
   std::uint64_t from_check = 0;
-  auto run = [&](bool disk, unsigned threads, std::size_t read_chunk) {
-    INFO((disk ? "on disk" : "in memory") << " -p " << threads << " read chunk " << read_chunk);
+  std::uint64_t serially = 0;
+  auto run = [&](bool disk, unsigned threads, std::size_t read_chunk, std::uint64_t grid_memory = UINT64_MAX) {
+    INFO((disk ? "on disk" : "in memory") << " -p " << threads << " read chunk " << read_chunk << " grid memory " << grid_memory);
     EngineOptions options;
     options.threads = threads;
     options.cpu_cache_size = 16384;
@@ -858,6 +894,7 @@ TEST_CASE("on-disk grid of records as they are: input order inside every bucket,
       options.disk_grid = DiskGrid::kOn;
       options.grid_codec = GridCodec::kNone;
       options.grid_window = 64 << 10;
+      options.grid_memory = grid_memory;
     }
     std::vector<std::uint64_t> hashes(V, 0);
     auto stats = run_engine(info, options, ArrivalOrderProgram{}, [&](VertexId first, std::span<const ArrivalOrderProgram::Vertex> states) {
@@ -872,6 +909,7 @@ TEST_CASE("on-disk grid of records as they are: input order inside every bucket,
       CHECK(stats->plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
     }
     from_check = stats->grid_staged_from_check;
+    serially = stats->grid_runs_staged_serially;
     return hashes;
   };
   const std::vector<std::uint64_t> input_order = run(false, 2, std::size_t{4} << 20);
@@ -888,8 +926,80 @@ TEST_CASE("on-disk grid of records as they are: input order inside every bucket,
     CHECK(from_check > 0);
     CHECK(from_check < edges.size());
     CHECK(from_check + 16384 / 12 >= edges.size());
+    CHECK(serially == 0);
     // One run: staged from the input.
     CHECK(differing(run(true, threads, std::size_t{4} << 20)) == 0);
+    CHECK(from_check == 0);
+    // Small staging buffers, runs of 21845 records: a run's share of a group is more than a
+    // buffer, so one task moves the run's entries, in order, flushing as it goes.
+    CHECK(differing(run(true, threads, 256 << 10, 256 << 10)) == 0);
+    CHECK(from_check > 0);
+    CHECK(serially > 0);
+  }
+}
+
+// ArrivalOrderProgram undirected, each edge of a symmetric input used once per direction: the grid
+// keeps one record of each pair (src <= dst: a halved grid), scattered both ways.
+struct OneWayArrivalOrderProgram : ArrivalOrderProgram {
+  static constexpr bool kUndirected = true;
+  static constexpr bool kOneWayOnSymmetricInput = true;
+};
+
+TEST_CASE("on-disk halved grid (a symmetric input used one way): staged from the check's packed entries or not, the same order",
+          "[grid_build]") {
+  // A halved grid drops the reverse records while the input is checked, so the check's tasks pack
+  // the entries of the records kept (EngineBase::build_staged). Kept as they are (--grid_codec
+  // none), a bucket's records are in input order: the arrival hashes do not depend on how the
+  // grid was staged, nor on the threads.
+  TempDir dir;
+  const std::uint32_t V = kLongListsVertices;
+  const std::vector<Edge> edges = with_reverses(long_in_lists_edges(29));
+  const auto ini = write_graph(dir.path(), "s", edges, V, EdgeFileType::kUnweighted);
+  std::ofstream(ini, std::ios::app) << "symmetric=1\n";
+  const auto info = read_graph_ini(ini);
+  REQUIRE(info.has_value());
+  std::uint64_t from_check = 0;
+  auto run = [&](unsigned threads, std::size_t read_chunk) {
+    INFO("-p " << threads << " read chunk " << read_chunk);
+    EngineOptions options;
+    options.threads = threads;
+    options.cpu_cache_size = 16384;
+    options.io.read_chunk = read_chunk;
+    options.work_dirs = {dir.path()};
+    options.cache_edges = false;
+    options.disk_grid = DiskGrid::kOn;
+    options.grid_codec = GridCodec::kNone;
+    options.grid_window = 64 << 10;
+    std::vector<std::uint64_t> hashes(V, 0);
+    auto stats = run_engine(*info, options, OneWayArrivalOrderProgram{},
+                            [&](VertexId first, std::span<const OneWayArrivalOrderProgram::Vertex> states) {
+                              for (std::size_t i = 0; i < states.size(); ++i) hashes[first + i] = states[i].hash;
+                              return Status::ok();
+                            });
+    REQUIRE(stats.has_value());
+    CHECK(stats->symmetric_one_way);
+    CHECK(stats->plan.grid_record_bytes == 4);
+    REQUIRE(stats->plan.grid_shift < 15);  // several blocks
+    CHECK(stats->plan.grid_window_bytes == (64 << 10));
+    CHECK(stats->plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
+    CHECK(stats->updates_emitted == edges.size());         // each record kept scattered both ways
+    from_check = stats->grid_staged_from_check;
+    return hashes;
+  };
+  const std::vector<std::uint64_t> staged_from_input = run(2, std::size_t{4} << 20);  // one run
+  CHECK(from_check == 0);
+  auto differing = [&](const std::vector<std::uint64_t>& hashes) {  // a count: Catch would print 30011 values
+    std::size_t count = 0;
+    for (std::size_t v = 0; v < V; ++v) count += hashes[v] != staged_from_input[v] ? 1 : 0;
+    return count;
+  };
+  for (const unsigned threads : {1U, 2U, 3U}) {
+    INFO("-p " << threads);
+    // Runs of 2048 records (of which about half kept): every run after the first staged from the check's entries.
+    CHECK(differing(run(threads, 16384)) == 0);
+    CHECK(from_check > edges.size() / 2 - 2048);
+    CHECK(from_check < edges.size() / 2);
+    CHECK(differing(run(threads, std::size_t{4} << 20)) == 0);
     CHECK(from_check == 0);
   }
 }
