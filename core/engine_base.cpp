@@ -1740,7 +1740,8 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     check_entry_groups = run_staged.data() + run_records * 8;
     for (std::size_t t = 0; t < T; ++t) entry_end[t].next = records * t / T;  // the start of task t's range
   };
-  auto on_bucket = [&](std::size_t t, const Edge& e, std::uint64_t b) {
+  // (Always inlined into the check's loop: gcc otherwise calls it for every record.)
+  auto on_bucket = [&](std::size_t t, const Edge& e, std::uint64_t b) __attribute__((always_inline)) {
     if (!grouped) return;
     const std::uint32_t g = group_of[b];
     ++group_count(t, g);
