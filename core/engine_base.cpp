@@ -1807,8 +1807,8 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       }
     }
     slice_begin[groups] = place;
-    if (from_check) stats_.grid_staged_from_check += place;
     if (from_check) {  // every group's entries go to its buffer: flushed first where they would not fit
+      stats_.grid_staged_from_check += place;
       bool oversized = false;  // a group's share larger than its buffer (rare: the groups share the records evenly)
       for (std::uint64_t g = 0; g < groups; ++g) oversized |= (slice_begin[g + 1] - slice_begin[g]) * staged_record > block;
       if (oversized) {  // one task, in input order (the tasks' ranges in turn), flushing each buffer when full
