@@ -817,6 +817,30 @@ GraphInfo write_and_read_graph(const std::filesystem::path& dir, const std::vect
   return *info;
 }
 
+// A run of an arrival-order program: its statistics and every vertex's hash.
+struct ArrivalHashes {
+  RunStats stats;
+  std::vector<std::uint64_t> hashes;
+};
+template <typename Program>
+ArrivalHashes arrival_hashes(const GraphInfo& info, const EngineOptions& options) {
+  std::vector<std::uint64_t> hashes(info.vertices, 0);
+  auto stats = run_engine(info, options, Program{}, [&](VertexId first, std::span<const typename Program::Vertex> states) {
+    for (std::size_t i = 0; i < states.size(); ++i) hashes[first + i] = states[i].hash;
+    return Status::ok();
+  });
+  REQUIRE(stats.has_value());
+  return {std::move(*stats), std::move(hashes)};
+}
+
+// How many vertices' hashes differ from `reference`'s (a count: Catch would print every value).
+std::size_t count_differing(const std::vector<std::uint64_t>& hashes, const std::vector<std::uint64_t>& reference) {
+  REQUIRE(hashes.size() == reference.size());
+  std::size_t count = 0;
+  for (std::size_t v = 0; v < hashes.size(); ++v) count += hashes[v] != reference[v] ? 1 : 0;
+  return count;
+}
+
 TEST_CASE("in-memory grid: input order inside every bucket, whatever the threads and the input's runs", "[edge_grid]") {
   // The grid of block-local records is grouped while the input is read (each task's share of a
   // run, by placement group) and placed group by group; the grid of whole records is placed
@@ -832,27 +856,18 @@ TEST_CASE("in-memory grid: input order inside every bucket, whatever the threads
     options.compact_grid = compact;
     options.io.read_chunk = read_chunk;
     options.work_dirs = {dir.path()};
-    std::vector<std::uint64_t> hashes(V, 0);
-    auto stats = run_engine(graph, options, ArrivalOrderProgram{}, [&](VertexId first, std::span<const ArrivalOrderProgram::Vertex> states) {
-      for (std::size_t i = 0; i < states.size(); ++i) hashes[first + i] = states[i].hash;
-      return Status::ok();
-    });
-    REQUIRE(stats.has_value());
-    CHECK(stats->plan.grid_bytes > 0);
-    CHECK(stats->plan.grid_record_bytes == (compact ? 4 : 12));
-    REQUIRE(stats->plan.grid_shift < 15);  // several blocks
-    CHECK(stats->updates_emitted == edges.size());
+    auto [stats, hashes] = arrival_hashes<ArrivalOrderProgram>(graph, options);
+    CHECK(stats.plan.grid_bytes > 0);
+    CHECK(stats.plan.grid_record_bytes == (compact ? 4 : 12));
+    REQUIRE(stats.plan.grid_shift < 15);  // several blocks
+    CHECK(stats.updates_emitted == edges.size());
     std::uint64_t direct = 0;
-    for (const SuperstepStats& superstep : stats->per_superstep) direct += superstep.direct;
+    for (const SuperstepStats& superstep : stats.per_superstep) direct += superstep.direct;
     CHECK(direct == edges.size());  // every update applied in record order
     return hashes;
   };
   const std::vector<std::uint64_t> whole = run(info, 2, false, std::size_t{4} << 20);
-  auto differing = [&](const std::vector<std::uint64_t>& hashes) {  // a count: Catch would print 30011 values
-    std::size_t count = 0;
-    for (std::size_t v = 0; v < V; ++v) count += hashes[v] != whole[v] ? 1 : 0;
-    return count;
-  };
+  auto differing = [&](const std::vector<std::uint64_t>& hashes) { return count_differing(hashes, whole); };
   // Not in input order: the hashes differ (the check above can fail).
   {
     std::vector<Edge> reversed(edges.rbegin(), edges.rend());
@@ -896,29 +911,20 @@ TEST_CASE("on-disk grid of records as they are: input order inside every bucket,
       options.grid_window = 64 << 10;
       options.grid_memory = grid_memory;
     }
-    std::vector<std::uint64_t> hashes(V, 0);
-    auto stats = run_engine(info, options, ArrivalOrderProgram{}, [&](VertexId first, std::span<const ArrivalOrderProgram::Vertex> states) {
-      for (std::size_t i = 0; i < states.size(); ++i) hashes[first + i] = states[i].hash;
-      return Status::ok();
-    });
-    REQUIRE(stats.has_value());
-    CHECK(stats->plan.grid_record_bytes == (disk ? 4 : 12));
-    REQUIRE(stats->plan.grid_shift < 15);  // several blocks
+    auto [stats, hashes] = arrival_hashes<ArrivalOrderProgram>(info, options);
+    CHECK(stats.plan.grid_record_bytes == (disk ? 4 : 12));
+    REQUIRE(stats.plan.grid_shift < 15);  // several blocks
     if (disk) {
-      CHECK(stats->plan.grid_window_bytes == (64 << 10));
-      CHECK(stats->plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
+      CHECK(stats.plan.grid_window_bytes == (64 << 10));
+      CHECK(stats.plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
     }
-    from_check = stats->grid_staged_from_check;
-    serially = stats->grid_runs_staged_serially;
+    from_check = stats.grid_staged_from_check;
+    serially = stats.grid_runs_staged_serially;
     return hashes;
   };
   const std::vector<std::uint64_t> input_order = run(false, 2, std::size_t{4} << 20);
   CHECK(from_check == 0);
-  auto differing = [&](const std::vector<std::uint64_t>& hashes) {  // a count: Catch would print 30011 values
-    std::size_t count = 0;
-    for (std::size_t v = 0; v < V; ++v) count += hashes[v] != input_order[v] ? 1 : 0;
-    return count;
-  };
+  auto differing = [&](const std::vector<std::uint64_t>& hashes) { return count_differing(hashes, input_order); };
   for (const unsigned threads : {1U, 2U, 3U}) {
     INFO("-p " << threads);
     // Runs of 1365 records: every run after the first staged from the check's entries.
@@ -970,29 +976,19 @@ TEST_CASE("on-disk halved grid (a symmetric input used one way): staged from the
     options.disk_grid = DiskGrid::kOn;
     options.grid_codec = GridCodec::kNone;
     options.grid_window = 64 << 10;
-    std::vector<std::uint64_t> hashes(V, 0);
-    auto stats = run_engine(*info, options, OneWayArrivalOrderProgram{},
-                            [&](VertexId first, std::span<const OneWayArrivalOrderProgram::Vertex> states) {
-                              for (std::size_t i = 0; i < states.size(); ++i) hashes[first + i] = states[i].hash;
-                              return Status::ok();
-                            });
-    REQUIRE(stats.has_value());
-    CHECK(stats->symmetric_one_way);
-    CHECK(stats->plan.grid_record_bytes == 4);
-    REQUIRE(stats->plan.grid_shift < 15);  // several blocks
-    CHECK(stats->plan.grid_window_bytes == (64 << 10));
-    CHECK(stats->plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
-    CHECK(stats->updates_emitted == edges.size());         // each record kept scattered both ways
-    from_check = stats->grid_staged_from_check;
+    auto [stats, hashes] = arrival_hashes<OneWayArrivalOrderProgram>(*info, options);
+    CHECK(stats.symmetric_one_way);
+    CHECK(stats.plan.grid_record_bytes == 4);
+    REQUIRE(stats.plan.grid_shift < 15);  // several blocks
+    CHECK(stats.plan.grid_window_bytes == (64 << 10));
+    CHECK(stats.plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
+    CHECK(stats.updates_emitted == edges.size());         // each record kept scattered both ways
+    from_check = stats.grid_staged_from_check;
     return hashes;
   };
   const std::vector<std::uint64_t> staged_from_input = run(2, std::size_t{4} << 20);  // one run
   CHECK(from_check == 0);
-  auto differing = [&](const std::vector<std::uint64_t>& hashes) {  // a count: Catch would print 30011 values
-    std::size_t count = 0;
-    for (std::size_t v = 0; v < V; ++v) count += hashes[v] != staged_from_input[v] ? 1 : 0;
-    return count;
-  };
+  auto differing = [&](const std::vector<std::uint64_t>& hashes) { return count_differing(hashes, staged_from_input); };
   for (const unsigned threads : {1U, 2U, 3U}) {
     INFO("-p " << threads);
     // Runs of 2048 records (of which about half kept): every run after the first staged from the check's entries.
