@@ -155,9 +155,14 @@ class EngineBase {
 
  private:
   void collect_io_counters();
+  /// With the input kept in memory (plan_.edge_cache_bytes > 0), faults in task t of T's share of
+  /// the vertex states' pages that input records [first, first + records) stand for (state_ in
+  /// proportion to the edges); the states' contents are not kept. Otherwise nothing.
+  void touch_state_pages(std::uint64_t first, std::uint64_t records, std::size_t t, std::size_t T);
   /// Checks every record of `run` (input records from `first` on) on the pool, one contiguous range
   /// per task, calling on_edge(task, record index, edge) for each valid one; the earliest invalid record is the error.
   /// With `copy_to`, each task also copies its range there (copy_to must have room for the run).
+  /// Each task also faults in its share of the states' pages (touch_state_pages).
   template <typename OnEdge>
   Status check_run(std::span<const std::byte> run, std::uint64_t first, OnEdge&& on_edge, std::byte* copy_to = nullptr);
   void init_grid();
