@@ -595,15 +595,22 @@ ParallelFor EngineBase::parallel_for() {
 // When the input is kept in memory (the edge cache or the in-memory grid), the vertex states' pages
 // are first touched while it is read, a share per run and task in step with the input, instead of
 // by the first superstep's init with the cores otherwise idle (rmat22 bfs at 4G: superstep 0
-// 0.077 -> 0.019 s, wall -5%; docs/performance.md, session 42). Not while an on-disk grid is built:
+// 0.077 -> 0.019 s, wall 3-5% lower; docs/performance.md, session 42). Not while an on-disk grid is built:
 // there the states would be resident during its staging (bfs at 256M: peak RSS +10 MB, no gain).
 void EngineBase::touch_state_pages(std::uint64_t first, std::uint64_t records, std::size_t t, std::size_t T) {
   constexpr std::uint64_t kPageSize = 4096;  // the smallest page: one write in each faults every page in
   const std::uint64_t pages = state_.size() / kPageSize;
   const std::uint64_t edges = graph_.edges;
   if (plan_.edge_cache_bytes == 0 || pages == 0 || edges == 0) return;
-  const std::uint64_t from = pages * std::min(first, edges) / edges;
-  const std::uint64_t upto = pages * std::min(first + records, edges) / edges;
+  // pages * at / edges, exact while pages * edges fits 64 bits (up to ~600 GiB of memory), else in
+  // long double (monotone either way, so the runs' page ranges neither overlap nor leave gaps).
+  const bool exact = pages <= UINT64_MAX / edges;
+  auto page_at = [&](std::uint64_t at) {
+    at = std::min(at, edges);
+    return exact ? pages * at / edges : static_cast<std::uint64_t>(static_cast<long double>(pages) * at / edges);
+  };
+  const std::uint64_t from = page_at(first);
+  const std::uint64_t upto = page_at(first + records);
   auto* const data = static_cast<volatile std::byte*>(state_.data());
   for (std::uint64_t page = from + (upto - from) * t / T; page < from + (upto - from) * (t + 1) / T; ++page) {
     data[page * kPageSize] = std::byte{0};
