@@ -592,14 +592,26 @@ ParallelFor EngineBase::parallel_for() {
   };
 }
 
+namespace {
+
+constexpr std::uint64_t kSmallPage = 4096;  // the smallest page: one write in each faults every page in
+
+// Faults in task t of T's share of data[from, upto) (bounds on page boundaries): one write per page.
+void fault_in_share(std::byte* data, std::uint64_t from, std::uint64_t upto, std::size_t t, std::size_t T) {
+  const std::uint64_t lo = round_up(from + (upto - from) * t / T, kSmallPage);
+  const std::uint64_t hi = round_up(from + (upto - from) * (t + 1) / T, kSmallPage);
+  for (std::uint64_t at = lo; at < hi; at += kSmallPage) static_cast<volatile std::byte*>(data)[at] = std::byte{0};
+}
+
+}  // namespace
+
 // When the input is kept in memory (the edge cache or the in-memory grid), the vertex states' pages
 // are first touched while it is read, a share per run and task in step with the input, instead of
 // by the first superstep's init with the cores otherwise idle (rmat22 bfs at 4G: superstep 0
 // 0.077 -> 0.019 s, wall 3-5% lower; docs/performance.md, session 42). Not while an on-disk grid is built:
 // there the states would be resident during its staging (bfs at 256M: peak RSS +10 MB, no gain).
 void EngineBase::touch_state_pages(std::uint64_t first, std::uint64_t records, std::size_t t, std::size_t T) {
-  constexpr std::uint64_t kPageSize = 4096;  // the smallest page: one write in each faults every page in
-  const std::uint64_t pages = state_.size() / kPageSize;
+  const std::uint64_t pages = state_.size() / kSmallPage;
   const std::uint64_t edges = graph_.edges;
   if (plan_.edge_cache_bytes == 0 || pages == 0 || edges == 0) return;
   // pages * at / edges, exact while pages * edges fits 64 bits (up to ~600 GiB of memory), else in
@@ -609,12 +621,7 @@ void EngineBase::touch_state_pages(std::uint64_t first, std::uint64_t records, s
     at = std::min(at, edges);
     return exact ? pages * at / edges : static_cast<std::uint64_t>(static_cast<long double>(pages) * at / edges);
   };
-  const std::uint64_t from = page_at(first);
-  const std::uint64_t upto = page_at(first + records);
-  auto* const data = static_cast<volatile std::byte*>(state_.data());
-  for (std::uint64_t page = from + (upto - from) * t / T; page < from + (upto - from) * (t + 1) / T; ++page) {
-    data[page * kPageSize] = std::byte{0};
-  }
+  fault_in_share(state_.data(), page_at(first) * kSmallPage, page_at(first + records) * kSmallPage, t, T);
 }
 
 template <typename OnEdge>
@@ -979,19 +986,14 @@ Status EngineBase::load_grid_records() {
   // The grid's pages are first touched while the input is read (storage-bound: the cores wait),
   // a share per run, instead of by the placement (~0.4 s per GiB of page faults on this VM).
   grid_ = AlignedBuffer(n * grid_rs);
-  constexpr std::uint64_t kPageSize = 4096;  // the smallest page: one write in each faults every page in
   std::uint64_t touched = 0;
   auto touch_grid = [&](std::uint64_t records_read) {
     // Halved: about half the records read are kept (the placement faults in any pages left).
     const std::uint64_t kept = halved ? records_read / 2 : records_read;
-    const std::uint64_t upto = std::min<std::uint64_t>(grid_.size(), round_up(kept * grid_rs, kPageSize));
+    const std::uint64_t upto = std::min<std::uint64_t>(grid_.size(), round_up(kept * grid_rs, kSmallPage));
     if (upto <= touched) return;
     const std::uint64_t from = touched;
-    pool_->run(T, [&](std::size_t t, unsigned) {
-      const std::uint64_t lo = round_up(from + (upto - from) * t / T, kPageSize);
-      const std::uint64_t hi = round_up(from + (upto - from) * (t + 1) / T, kPageSize);
-      for (std::uint64_t at = lo; at < hi; at += kPageSize) static_cast<volatile std::byte*>(grid_.data())[at] = std::byte{0};
-    });
+    pool_->run(T, [&](std::size_t t, unsigned) { fault_in_share(grid_.data(), from, upto, t, T); });
     touched = upto;
   };
   // Each id's bucket, and placement groups: the buckets in the grid's order cut into G groups;
