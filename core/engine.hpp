@@ -406,6 +406,7 @@ class Engine : private EngineBase {
     const std::uint64_t per_block = std::uint64_t{1} << shift;
     const std::size_t blocks = (count_ + per_block - 1) / per_block;
     block_active_.assign(blocks, 0);
+    active_vertices_ = count_;  // (unknown: as if all; mark_active_vertices counts them)
     // The grid (K = 1) and keyed streams (K > 1) test a bit per vertex instead of its state.
     if constexpr (kActiveBits) {
       if (grid_ready_ && K_ == 1) return mark_active_vertices(s, shift, blocks);
@@ -441,8 +442,11 @@ class Engine : private EngineBase {
     const Vertex* st = states();
     const std::uint64_t n = count_;
     constexpr std::uint64_t kWordsPerTask = 4096;  // whole words of active_words_ per task
-    pool_->run((words + kWordsPerTask - 1) / kWordsPerTask, [&](std::size_t t, unsigned) {
+    const std::uint64_t tasks = (words + kWordsPerTask - 1) / kWordsPerTask;
+    std::vector<std::uint64_t> task_active(tasks, 0);
+    pool_->run(tasks, [&](std::size_t t, unsigned) {
       const std::uint64_t last = std::min(words, (t + 1) * kWordsPerTask);
+      std::uint64_t active = 0;
       for (std::uint64_t w = t * kWordsPerTask; w < last; ++w) {
         const std::uint64_t first = w * 64;
         const std::uint64_t end = std::min(n, first + 64);
@@ -450,8 +454,11 @@ class Engine : private EngineBase {
         for (std::uint64_t v = first; v < end; ++v) bits |= std::uint64_t{program_.active(st[v], s) ? 1U : 0U} << (v - first);
         active_bits_[w] = bits;
         active_words_[w / 64] |= std::uint64_t{bits != 0 ? 1U : 0U} << (w % 64);
+        active += static_cast<std::uint64_t>(std::popcount(bits));
       }
+      task_active[t] = active;
     });
+    active_vertices_ = std::accumulate(task_active.begin(), task_active.end(), std::uint64_t{0});
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::uint64_t lo = std::uint64_t{b} << shift;
       const std::uint64_t hi = std::min(lo + (std::uint64_t{1} << shift), words * 64);
@@ -1098,6 +1105,14 @@ class Engine : private EngineBase {
     const EdgeFileType type = graph_.type;
     ES_ASSIGN_OR_RETURN(GridView view, start_grid_pass());
     constexpr std::size_t kEmitsPerRecord = P::kMaxEmitsPerEdge * (kTwoWay ? 2 : 1);
+    // A sparse superstep of the in-memory grid sorted by source: records of inactive sources are
+    // jumped over (kSkipsInactiveSources).
+    bool sparse = false;
+    if constexpr (kSkipsInactiveSources && kLayout != GridLayout::kFull) {
+      sparse = grid_sorted_piece_records_ > 0 && !grid_on_disk_ && view.windows.empty() && mode.forward &&
+               active_vertices_ * kSparseShare < count_;
+    }
+    const std::uint64_t bit_limit = active_bits_.size() * 64;  // vertices covered by the bits
     struct Progress {
       std::uint32_t cell = 0;      // index into the task's cell[]
       std::uint64_t record = 0;    // next record of that cell (absolute index)
@@ -1145,14 +1160,24 @@ class Engine : private EngineBase {
           // (A vertex changed by a routed update keeps a clear bit until the next superstep: its
           // records skipped before then are as if scattered before that update, which they may be.)
           std::uint64_t* const bits = active_bits_.data();
+          std::uint64_t* const words = active_words_.data();
           const bool track = block_shift >= 6;
+          // The bits' summary (active_words_) too, for the jumps of a sparse superstep: only when the
+          // task owns whole words of it (blocks of at least 4096 vertices); a word it leaves clear
+          // only hides the vertices changed in it until the next superstep.
+          const bool track_words = block_shift >= 12;
           auto emit = [&](VertexId target, const Update& u) {
             const std::uint32_t block = target >> block_shift;
             if (block == a || block == b) {
               if (program_.gather(target, st[target], u, superstep)) {
                 ++changed;
                 if constexpr (kActiveBits) {
-                  if (track && program_.active(st[target], superstep)) bits[target >> 6] |= std::uint64_t{1} << (target & 63);
+                  if (track && program_.active(st[target], superstep)) {
+                    bits[target >> 6] |= std::uint64_t{1} << (target & 63);
+                    if constexpr (kSkipsInactiveSources) {
+                      if (track_words) words[target >> 12] |= std::uint64_t{1} << ((target >> 6) & 63);
+                    }
+                  }
                 }
               }
               ++direct;
@@ -1187,6 +1212,26 @@ class Engine : private EngineBase {
               std::uint64_t stop = std::min({r < side1 ? side1 : end, r + room, hi});
               const VertexId src_base = (r < side1 ? y : x) << block_shift;
               const VertexId dst_base = (r < side1 ? x : y) << block_shift;
+              if constexpr (kSkipsInactiveSources && kLayout != GridLayout::kFull) {
+                if (sparse) {
+                  // [r, stop): the records whose sources' bits are set, the others jumped over.
+                  const auto record_at = [&window, rs](std::uint64_t i) { return window.bytes + (i - window.lo) * rs; };
+                  const std::uint64_t limit = std::min<std::uint64_t>(src_base + (std::uint64_t{1} << block_shift), bit_limit);
+                  std::uint64_t run_end = r;  // the end of record r's sorted run
+                  while (r < stop) {
+                    if (r >= run_end) run_end = sorted_run_end(c, r);
+                    const Edge e = decode_grid_record<kLayout>(record_at(r), type, src_base, dst_base, mask);
+                    if (active_bit(bits, e.src)) {
+                      program_.scatter(st[e.src], e, superstep, emit);  // (sparse: mode.forward)
+                      ++r;
+                      continue;
+                    }
+                    const std::uint64_t next = next_active_vertex(bits, words, std::uint64_t{e.src} + 1, limit);
+                    r = first_record_from_source(record_at, r, std::min(run_end, stop), static_cast<std::uint32_t>(next - src_base), mask);
+                  }
+                  continue;
+                }
+              }
               const std::byte* record = grid_records_at<kLayout>(window, r, rs, stop, w.decoded.data());
               for (; r < stop; ++r, record += rs) {
                 if constexpr (kLayout != GridLayout::kFull) {
@@ -1249,6 +1294,81 @@ class Engine : private EngineBase {
       }
     }
     return Status::ok();
+  }
+
+  // A program whose records emit from their sources only (sssp; not two-way) scatters a sparse
+  // superstep of the in-memory grid sorted by source (fewer than 1 / kSparseShare of the vertices
+  // active at its start) by jumping over the records of inactive sources: from a record whose
+  // source's bit is clear, a galloping search in its sorted run finds the first record of the next
+  // source whose bit is set, instead of testing every record's bit. A source's records lie in ~256
+  // buckets (rmat22: 16 each on average), so each active source costs ~256 searches: it pays only
+  // when very few are active. rmat22 sssp at 4G, per superstep (docs/performance.md, session 43):
+  // 41 active 0.079 -> 0.020 s, 699 active 0.086 -> 0.043 s, 5.5K (0.13%) 0.086 -> 0.075 s, but
+  // 25K (0.6%) 0.095 -> 0.12 s; supersteps 1.94 -> 1.84 s, wall 3.27 -> 3.14 s (6 pairs).
+  static constexpr bool kSkipsInactiveSources = kActiveBits && !kTwoWay;
+  static constexpr std::uint64_t kSparseShare = 512;
+
+  // The first vertex of [from, limit) whose bit is set, or limit (at most the bits' size). `words`:
+  // bit w set when word w of `bits` may be non-zero (active_words_).
+  static std::uint64_t next_active_vertex(const std::uint64_t* bits, const std::uint64_t* words, std::uint64_t from,
+                                          std::uint64_t limit) {
+    if (from >= limit) return limit;
+    std::uint64_t w = from >> 6;
+    const std::uint64_t last = (limit - 1) >> 6;
+    std::uint64_t word = bits[w] & (~std::uint64_t{0} << (from & 63));
+    while (word == 0) {
+      // The next word that may hold a set bit, by the summary.
+      if (++w > last) return limit;
+      std::uint64_t summary = words[w >> 6] & (~std::uint64_t{0} << (w & 63));
+      while (summary == 0) {
+        w = (w | 63) + 1;
+        if (w > last) return limit;
+        summary = words[w >> 6];
+      }
+      w = (w & ~std::uint64_t{63}) + static_cast<std::uint64_t>(std::countr_zero(summary));
+      if (w > last) return limit;
+      word = bits[w];
+    }
+    return std::min(limit, w * 64 + static_cast<std::uint64_t>(std::countr_zero(word)));
+  }
+
+  // One past the last record of the run sorted by source that holds record r of cell `cell` (the
+  // in-memory grid sorted by source): its bucket, or the piece of it sorted as one.
+  std::uint64_t sorted_run_end(std::uint64_t cell, std::uint64_t r) const {
+    const std::uint64_t* const first = bucket_begin_.data() + (cell << grid_bucket_bits_);
+    const std::uint64_t* const last = first + (std::uint64_t{1} << grid_bucket_bits_);
+    const std::uint64_t* const bucket = std::prev(std::upper_bound(first, last, r));  // *first <= r
+    const std::uint64_t bucket_end = std::next(bucket) == last ? cell_end_[cell] : *std::next(bucket);
+    const std::uint64_t piece = grid_sorted_piece_records_;
+    return std::min(bucket_end, *bucket + ((r - *bucket) / piece + 1) * piece);
+  }
+
+  // The first record of (below, to) whose block-local source is at least `source`, or `to`: the
+  // records of [below, to) are sorted by source and record `below`'s is less than `source`.
+  // record(i): record i's bytes.
+  template <typename RecordAt>
+  static std::uint64_t first_record_from_source(RecordAt record, std::uint64_t below, std::uint64_t to, std::uint32_t source,
+                                                std::uint32_t local_mask) {
+    const auto source_at = [&](std::uint64_t i) {
+      std::uint32_t local;
+      std::memcpy(&local, record(i), 4);
+      return local & local_mask;
+    };
+    // Gallop: steps of 1, 2, 4, ... past `below` while the sources stay below `source`.
+    std::uint64_t above = to;  // the first record known at or past `source`, or `to`
+    for (std::uint64_t step = 1; below + step < to; step *= 2) {
+      if (source_at(below + step) >= source) {
+        above = below + step;
+        break;
+      }
+      below += step;
+    }
+    // Then bisect (below, above).
+    while (above - below > 1) {
+      const std::uint64_t mid = below + (above - below) / 2;
+      (source_at(mid) >= source ? above : below) = mid;
+    }
+    return above;
   }
 
   // scatter_run asks for the state(s) of the record this many records ahead: K > 1 and input-order

@@ -752,6 +752,7 @@ void EngineBase::init_grid() {
   grid_keys_ = GridKeys::of(plan_.grid_shift, bucketing_.sub_bits, traits_.grid_by_source);
   grid_by_source_ = plan_.grid_window_bytes > 0 && plan_.grid_codec == GridCodec::kEliasFano && grid_keys_.fine == grid_keys_.dst_bits;
   grid_halved_ = false;  // the builders that halve it say so
+  grid_sorted_piece_records_ = 0;  // load_grid_records sets it when it sorts the buckets
   stats_.plan.grid_record_bytes = grid_record_bytes_;
 }
 
@@ -1165,6 +1166,7 @@ Status EngineBase::load_grid_records() {
   const std::uint64_t share_records = run_scratch.size() / pool_->size() / grid_rs;
   const bool by_source = traits_.grid_by_source && traits_.source_bytes == 0 && share_records > 0;
   grid_by_source_ = by_source;  // (in pieces of a share when a bucket is larger: nearly so)
+  grid_sorted_piece_records_ = by_source ? share_records : 0;
   auto sort_group = [&]<typename Record>(std::uint64_t g, unsigned worker) {
     auto* const grid = reinterpret_cast<Record*>(grid_.data());
     const std::span<Record> scratch(reinterpret_cast<Record*>(run_scratch.data()) + worker * share_records, share_records);

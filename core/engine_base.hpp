@@ -247,6 +247,9 @@ class EngineBase {
   // keys, or the in-memory grid sorted once placed): the grid scatter reads the sources' states (or
   // Source) in order; the scatter by destination block prefetches nothing then.
   bool grid_by_source_ = false;
+  // The in-memory grid sorted by source (load_grid_records): a bucket larger than this many records
+  // is sorted in pieces of this many, each piece by source (0: the in-memory grid is not sorted).
+  std::uint64_t grid_sorted_piece_records_ = 0;
   std::vector<std::uint32_t> grid_order_;    // while the on-disk grid is built: grid_bucket_order()
   bool input_validated_ = false;           // every input record has been read and checked once
   // A program that uses each edge once per direction on a symmetric input (traits_.one_way_on_symmetric,
@@ -270,6 +273,7 @@ class EngineBase {
   // Bit w = word w of active_bits_ is not zero: 1/64 of its size (16 KiB for 8 Mi vertices), what the
   // keyed scatter tests first (a cache-resident test; most records of a sparse superstep stop there).
   std::vector<std::uint64_t> active_words_;
+  std::uint64_t active_vertices_ = 0;  // set bits of active_bits_ at the superstep's start (mark_active_vertices)
   std::uint64_t partition_ = 0;
   std::uint64_t base_ = 0;
   std::uint64_t count_ = 0;
