@@ -514,6 +514,7 @@ Status EngineBase::input_checked() {
 
 void EngineBase::close_run() {
   grid_reader_.reset();  // its read ahead finished and counted; before the grid file closes
+  if (staging_removal_.valid()) staging_removal_.get();  // the grid's staging files, before their directory goes
   collect_io_counters();
   stats_.volumes = volumes_.stats();
   writers_[0].clear();
@@ -2084,12 +2085,17 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     }
     ES_RETURN_IF_ERROR(write_grid_slab(lo, slab, out));
   }
-  for (File& file : files) {
-    const std::string path = file.path();
-    file.close();
-    std::error_code ignored;
-    std::filesystem::remove(path, ignored);  // the scratch directory goes at the end of the run anyway
-  }
+  // Removing a staging file frees its extents: ~1.2 ms each on ext4 here, 0.15 s for rmat22 sssp's
+  // 128 files at 256M, with every core waiting. A thread of its own removes them while the
+  // supersteps run (close_run waits for it; where no thread can start, close_run does it).
+  staging_removal_ = std::async(std::launch::async | std::launch::deferred, [files = std::move(files)]() mutable {
+    for (File& file : files) {
+      const std::string path = file.path();
+      file.close();
+      std::error_code ignored;
+      std::filesystem::remove(path, ignored);  // the scratch directory goes at the end of the run anyway
+    }
+  });
   return Status::ok();
 }
 

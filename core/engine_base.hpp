@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <span>
 #include <vector>
@@ -298,6 +299,9 @@ class EngineBase {
   IoCounters edge_read_counters_;
   IoCounters update_read_counters_;
   std::unique_ptr<CheckpointSession> checkpoint_;  // --checkpoint / --resume
+  // The on-disk grid's staging files being removed in the background (build_staged; close_run
+  // waits). Declared after volumes_: destroyed (so waited for) before the scratch directory goes.
+  std::future<void> staging_removal_;
   // One pass over grid_file_ per superstep; last, so it goes before the buffers and counters it uses.
   std::unique_ptr<GridWindowReader> grid_reader_;
 };
