@@ -20,8 +20,12 @@ Status VertexOutput::open(const std::filesystem::path& path) {
   tmp_path_ = path.string() + ".tmp-" + std::to_string(::getpid());
   file_ = std::fopen(tmp_path_.c_str(), "w");
   if (file_ == nullptr) return errno_status(errno, "create output file", tmp_path_.string());
-  static thread_local char buffer[1 << 20];
-  std::setvbuf(file_, buffer, _IOFBF, sizeof buffer);
+  // The stdio buffer is the object's own (freed after fclose), not a thread_local array: 1 MiB of
+  // static TLS is zeroed (and faulted in) at every thread's creation, and the engine starts a thread
+  // per staged block read (rmat22 sssp at 256M: ~0.1 s of the main thread's set-up; docs/performance.md,
+  // session 43).
+  buffer_ = std::make_unique_for_overwrite<char[]>(kBufferBytes);
+  std::setvbuf(file_, buffer_.get(), _IOFBF, kBufferBytes);
   return Status::ok();
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "io/status.hpp"
@@ -38,6 +39,8 @@ class VertexOutput {
   void abandon();
 
  private:
+  static constexpr std::size_t kBufferBytes = std::size_t{1} << 20;  // the file's stdio buffer
+  std::unique_ptr<char[]> buffer_;  // kBufferBytes, from open() (outlives file_: closed first)
   std::FILE* file_ = nullptr;
   std::filesystem::path path_;
   std::filesystem::path tmp_path_;
