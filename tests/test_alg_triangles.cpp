@@ -264,10 +264,7 @@ TEST_CASE("triangle_counting: approximate min-hash estimator is deterministic an
                                      "--triangle_counting::niters", "16", "-k", c.k, "-p", c.p, "--work_dir",
                                      work.path().string(), "--output", output.string(), "--verify"};
     if (!c.direct) args.push_back("--no_dio");
-    const ProcessResult r = run_driver_in_process(args);
-    INFO(r.out << r.err);
-    REQUIRE(r.exit_code == 0);
-    CHECK(r.out.find("Verification: PASS") != std::string::npos);
+    const ProcessResult r = run_driver_verified(args);
     CHECK(stat_value(r.out, "ALGORITHM::TRIANGLE_COUNTING::MODE") == "approximate");
     const std::string total = stat_value(r.out, "ALGORITHM::TRIANGLE_COUNTING::TRIANGLES");
     const double estimate = std::stod(total);
@@ -298,10 +295,7 @@ TEST_CASE("reverse: twice gives the original, the reversed graph runs bfs, weigh
       // Default target: "<edge file>-rev" beside the input.
       std::vector<std::string> a1 = {"-g", ini.string(), "-b", "reverse", "--verify"};
       a1.insert(a1.end(), io.begin(), io.end());
-      const ProcessResult r1 = run_driver_in_process(a1);
-      INFO(r1.out << r1.err);
-      REQUIRE(r1.exit_code == 0);
-      CHECK(r1.out.find("Verification: PASS") != std::string::npos);
+      const ProcessResult r1 = run_driver_verified(a1);
       CHECK(stat_value(r1.out, "ALGORITHM::REVERSE::EDGES") == "20000");
       const auto rev_ini = dir / "g-rev.ini";
       auto info = read_graph_ini(rev_ini);

@@ -22,10 +22,7 @@ TEST_CASE("edges kept in memory: read once, same results as streaming from stora
       if (cached != 1) args.push_back("--no_edge_cache");
       if (cached == 2) args.insert(args.end(), {"--disk_grid", "on"});
       if (cached == 0) args.push_back("--no_edge_grid");
-      const auto r = test::run_driver_in_process(args);
-      INFO(r.err);
-      REQUIRE(r.exit_code == 0);
-      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      const auto r = test::run_driver_verified(args);
       CHECK(test::stat_value(r.out, "CORE::PARTITIONS") == "1");
       CHECK(test::stat_value(r.out, "CORE::CONFIG::EDGES_IN_MEMORY") == (cached == 1 ? "1" : "0"));
       CHECK(test::stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == (cached == 2 ? "1" : "0"));

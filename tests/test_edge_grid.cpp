@@ -158,10 +158,7 @@ TEST_CASE("edge grid: same results as input order, identical for every thread co
       if (variant == 0) args.push_back("--no_edge_grid");
       if (variant == 3) args.push_back("--full_grid_records");
       if (variant == 4) args.insert(args.end(), {"--read_chunk", "16K"});
-      const auto r = run_driver_in_process(args);
-      INFO(r.err);
-      REQUIRE(r.exit_code == 0);
-      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      const auto r = run_driver_verified(args);
       CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == (variant == 0 ? "0" : "1"));
       if (variant > 0) {
         CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RECORD_BYTES") == (variant == 3 ? "12" : reads_weights ? "8" : "4"));
@@ -213,10 +210,7 @@ TEST_CASE("edge grid: the active vertex bits skip only records that would emit n
                                            "--output", (dir / "out.txt").string(), "--verify"};
           args.insert(args.end(), variants[variant].begin(), variants[variant].end());
           if (variants[variant].front() != "-p") args.insert(args.end(), {"-p", "2"});
-          const auto r = run_driver_in_process(args);
-          INFO(r.err);
-          REQUIRE(r.exit_code == 0);
-          CHECK(r.out.find("Verification: PASS") != std::string::npos);
+          const auto r = run_driver_verified(args);
           CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == (variant == 0 ? "0" : "1"));
           CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == (variant >= 3 ? "1" : "0"));
           if (variant == 0) {
@@ -243,10 +237,7 @@ TEST_CASE("edge grid: more than 2^16 buckets (no sub-buckets, 4-byte bucket ids 
                                        "--cpu_cache_size", "16K", "--output", (dir / "out.txt").string(), "--verify"};
       if (variant == 0) args.push_back("--no_edge_grid");
       if (variant == 2) args.insert(args.end(), {"--read_chunk", "16K"});
-      const auto r = run_driver_in_process(args);
-      INFO(r.err);
-      REQUIRE(r.exit_code == 0);
-      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      const auto r = run_driver_verified(args);
       CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == (variant == 0 ? "0" : "1"));
       CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "0");
       // The grid's blocks (the cache partitions, at most 1024 of them): over 256 give over 2^16 buckets.
@@ -376,10 +367,7 @@ TEST_CASE("on-disk grid: the same bytes as the in-memory grid whatever the codec
       std::vector<std::string> args = {"-g", ini.string(), "-b", algo, "--physical_memory", "1G", "--cpu_cache_size", "16K",
                                        "--work_dir", work.path().string(), "--output", (dir / "out.txt").string(), "--verify"};
       args.insert(args.end(), variants[variant].begin(), variants[variant].end());
-      const auto r = run_driver_in_process(args);
-      INFO(r.err);
-      REQUIRE(r.exit_code == 0);
-      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      const auto r = run_driver_verified(args);
       CHECK(stat_value(r.out, "CORE::CONFIG::PARTITIONS") == "1");
       CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == "1");
       CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RECORD_BYTES") == (reads_weights ? "8" : "4"));
@@ -460,10 +448,7 @@ TEST_CASE("on-disk grid: staged in groups, read back once and ahead, with 2 thre
                                          "--grid_window", "64K", "--grid_codec", codec, "--physical_memory", "1G",
                                          "--work_dir", work.path().string(), "--verify"};
         if (stream) args.emplace_back("--stream_grid");
-        const auto r = run_driver_in_process(args);
-        INFO(r.err);
-        REQUIRE(r.exit_code == 0);
-        CHECK(r.out.find("Verification: PASS") != std::string::npos);
+        const auto r = run_driver_verified(args);
         CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "1");
         const std::uint64_t raw = std::stoull(stat_value(r.out, "CORE::CONFIG::GRID_RECORDS")) *
                                   std::stoull(stat_value(r.out, "CORE::CONFIG::GRID_RECORD_BYTES"));
@@ -489,10 +474,7 @@ TEST_CASE("on-disk grid: a run whose share of a group outgrows the group's stagi
       std::vector<std::string> args = {"-g", ini.string(), "-b", algo, "-p", "2", "--pagerank::niters", "3", "--physical_memory", "1G",
                                        "--work_dir", work.path().string(), "--output", (dir / "out.txt").string(), "--verify"};
       args.insert(args.end(), extra.begin(), extra.end());
-      const auto r = run_driver_in_process(args);
-      INFO(r.err);
-      REQUIRE(r.exit_code == 0);
-      CHECK(r.out.find("Verification: PASS") != std::string::npos);
+      const auto r = run_driver_verified(args);
       CHECK(work.entries().empty());
       return std::pair{r.out, slurp(dir / "out.txt")};
     };
@@ -524,10 +506,7 @@ TEST_CASE("on-disk grid kept in part: windows spread over it stay in memory, the
                                          "--grid_window", "64K", "--grid_codec", codec, "--physical_memory", "1G",
                                          "--work_dir", work.path().string(), "--output", (dir / "out.txt").string(), "--verify"};
         args.insert(args.end(), extra.begin(), extra.end());
-        const auto r = run_driver_in_process(args);
-        INFO(r.err);
-        REQUIRE(r.exit_code == 0);
-        CHECK(r.out.find("Verification: PASS") != std::string::npos);
+        const auto r = run_driver_verified(args);
         CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == "1");
         CHECK(stat_value(r.out, "CORE::CONFIG::GRID_RESIDENT") == "0");
         CHECK(stat_value(r.out, "CORE::CONFIG::GRID_WINDOW_BYTES") == "65536");

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <mutex>
@@ -206,6 +207,15 @@ DriverRun run_driver_config(const std::filesystem::path& ini, const std::string&
   if (verify) CHECK(r.proc.out.find("Verification: PASS") != std::string::npos);
   CHECK(work.entries().empty());
   r.rows = read_output(output);
+  return r;
+}
+
+ProcessResult run_driver_verified(const std::vector<std::string>& args) {
+  REQUIRE(std::find(args.begin(), args.end(), "--verify") != args.end());
+  ProcessResult r = run_driver_in_process(args);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Verification: PASS") != std::string::npos);
   return r;
 }
 

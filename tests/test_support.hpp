@@ -106,6 +106,10 @@ int wait_exit(pid_t pid, std::chrono::milliseconds timeout);
 std::vector<std::string> message_lines(const std::string& err);
 /// Runs edgestream::driver_main in this process (so fault injection applies).
 ProcessResult run_driver_in_process(const std::vector<std::string>& args);
+/// run_driver_in_process for a run that must succeed and verify: `args` hold --verify (REQUIRE);
+/// REQUIREs exit 0 and CHECKs "Verification: PASS", with the run's stdout and stderr in the
+/// message of a failure. Catch2 assertions: call it from test cases only.
+ProcessResult run_driver_verified(const std::vector<std::string>& args);
 
 /// One cell of the configuration matrices the algorithm tests sweep: -k K -p P, direct or --no_dio.
 struct DriverConfig {

@@ -163,10 +163,7 @@ TEST_CASE("symmetric input: cc, mis, checkbip use each edge once each way: the s
                                          "--cpu_cache_size", "16K", "--work_dir", work.path().string(), "--output",
                                          (dir.path() / "out.txt").string(), "--verify"};
         args.insert(args.end(), variant.args.begin(), variant.args.end());
-        const ProcessResult r = run_driver_in_process(args);
-        INFO(r.err);
-        REQUIRE(r.exit_code == 0);
-        CHECK(r.out.find("Verification: PASS") != std::string::npos);
+        const ProcessResult r = run_driver_verified(args);
         CHECK(stat_value(r.out, "CORE::CONFIG::PARTITIONS") == (variant.kind == Kind::kStreams ? "3" : "1"));
         CHECK(stat_value(r.out, "CORE::CONFIG::EDGE_GRID") == (variant.kind == Kind::kStreams ? "0" : "1"));
         CHECK(stat_value(r.out, "CORE::CONFIG::GRID_ON_DISK") == (variant.kind == Kind::kDiskGrid ? "1" : "0"));
@@ -224,10 +221,7 @@ TEST_CASE("symmetric input: a real graph stored both ways keeps its published co
     std::vector<std::string> args = {"-g", summary->ini_path.string(), "-b", "cc", "-p", "2", "--physical_memory", "1G",
                                      "--work_dir", dir.path().string(), "--verify"};
     args.insert(args.end(), variants[v].begin(), variants[v].end());
-    const ProcessResult r = run_driver_in_process(args);
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    CHECK(r.out.find("Verification: PASS") != std::string::npos);
+    const ProcessResult r = run_driver_verified(args);
     CHECK(stat_value(r.out, "ALGORITHM::CC::COMPONENTS") == "1065");
     CHECK(stat_value(r.out, "CORE::CONFIG::PARTITIONS") == (v == 2 ? "2" : "1"));
     CHECK(stat_value(r.out, "CORE::CONFIG::SYMMETRIC_ONE_WAY") == "1");
