@@ -1215,7 +1215,8 @@ class Engine : private EngineBase {
               if constexpr (kSkipsInactiveSources && kLayout != GridLayout::kFull) {
                 if (sparse) {
                   // [r, stop): the records whose sources' bits are set, the others jumped over.
-                  const auto record_at = [&window, rs](std::uint64_t i) { return window.bytes + (i - window.lo) * rs; };
+                  constexpr std::size_t kBytes = kLayout == GridLayout::kLocal8 ? 8 : 4;  // rs
+                  const auto record_at = [&window](std::uint64_t i) { return window.bytes + (i - window.lo) * kBytes; };
                   const std::uint64_t limit = std::min<std::uint64_t>(src_base + (std::uint64_t{1} << block_shift), bit_limit);
                   std::uint64_t run_end = r;  // the end of record r's sorted run
                   while (r < stop) {
