@@ -1634,7 +1634,7 @@ Status EngineBase::write_grid_window(GridWindow& window, std::span<const std::by
 // buffer is written to the group's staging file (grid_group.G) as one block, sorted into runs by
 // bucket when that is smaller (core/staged_block.hpp; a crc32 per block). Then each slab is filled
 // by reading the blocks of the groups whose records fall in it: a bucket's records take its places
-// in input order. The staging files are removed at the end.
+// in input order. The staging files are then removed by a thread of their own (staging_removal_).
 Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   const std::size_t rs = graph_.record_size();
   const std::size_t grid_rs = grid_record_bytes_;
