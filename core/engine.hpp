@@ -1162,10 +1162,11 @@ class Engine : private EngineBase {
           std::uint64_t* const bits = active_bits_.data();
           std::uint64_t* const words = active_words_.data();
           const bool track = block_shift >= 6;
-          // The bits' summary (active_words_) too, for the jumps of a sparse superstep: only when the
-          // task owns whole words of it (blocks of at least 4096 vertices); a word it leaves clear
-          // only hides the vertices changed in it until the next superstep.
-          const bool track_words = block_shift >= 12;
+          // The bits' summary (active_words_) too, which only the jumps of a sparse superstep read:
+          // only then, and only when the task owns whole words of it (blocks of at least 4096
+          // vertices); a word it leaves clear only hides the vertices changed in it until the next
+          // superstep (mark_active_vertices recomputes the summary).
+          const bool track_words = sparse && block_shift >= 12;
           auto emit = [&](VertexId target, const Update& u) {
             const std::uint32_t block = target >> block_shift;
             if (block == a || block == b) {
