@@ -1109,8 +1109,9 @@ class Engine : private EngineBase {
     // jumped over (kSkipsInactiveSources).
     bool sparse = false;
     if constexpr (kSkipsInactiveSources && kLayout != GridLayout::kFull) {
-      sparse = grid_sorted_piece_records_ > 0 && !grid_on_disk_ && view.windows.empty() && mode.forward &&
-               active_vertices_ * kSparseShare < count_;
+      // (Only the in-memory grid is sorted so: its records lie at view.bytes, no windows.)
+      sparse = grid_sorted_piece_records_ > 0 && mode.forward && active_vertices_ * kSparseShare < count_;
+      assert(!sparse || view.windows.empty());
     }
     const std::uint64_t bit_limit = active_bits_.size() * 64;  // vertices covered by the bits
     struct Progress {
@@ -1365,7 +1366,8 @@ class Engine : private EngineBase {
       }
       below += step;
     }
-    // Then bisect (below, above).
+    // Then bisect (below, above). (Not std::ranges::partition_point over std::views::iota: the
+    // sanitizer builds' clang rejects that with this libstdc++.)
     while (above - below > 1) {
       const std::uint64_t mid = below + (above - below) / 2;
       (source_at(mid) >= source ? above : below) = mid;
