@@ -158,8 +158,10 @@ TEST_CASE("volumes: errors name the member file and its offset; fault injection 
   TempDir a, b;
   StripeLayout layout;
   layout.unit = 8192;
-  layout.members = {{a / "m", IoOptions{4096, 4096, 2, true, IoEngine::kUring}, nullptr},
-                    {b / "m", IoOptions{4096, 4096, 2, true, IoEngine::kUring}, nullptr}};
+  // Depth 1 per member: a striped file's reader keeps each member's own depth in flight (not the
+  // reader's), and the rule below needs one request of b at a time.
+  layout.members = {{a / "m", IoOptions{4096, 4096, 1, true, IoEngine::kUring}, nullptr},
+                    {b / "m", IoOptions{4096, 4096, 1, true, IoEngine::kUring}, nullptr}};
   auto file = File::open_striped(layout, OpenMode::kCreate, true);
   REQUIRE(file.has_value());
   const auto bytes = random_bytes(64 * 1024, 3);
@@ -168,9 +170,10 @@ TEST_CASE("volumes: errors name the member file and its offset; fault injection 
   REQUIRE(file->write_at(0, std::span<const std::byte>(data.data(), data.size())).is_ok());
   namespace fi = fault_injection;
   fi::set_rules({fi::Rule{fi::Op::kRead, (b / "m").string(), 8192, EIO, 0, 1}});
-  // One request in flight: the rule counts completed bytes, so with several in flight the request
-  // that fails would be whichever completed after 8192 bytes of b (member offset 8192 or 12288,
-  // depending on completion order; CI saw 12288 once).
+  // One request of b in flight (the members' depth 1 above): the rule counts completed bytes, so
+  // with several in flight the request that fails would be whichever completed after 8192 bytes of
+  // b (member offset 8192 or 12288, depending on completion order; CI saw 12288 twice, the second
+  // time with this reader's depth 1 and the members' depth 2).
   auto reader = SequentialReader::open(*file, 0, data.size(), IoOptions{4096, 4096, 1, true, IoEngine::kUring}, nullptr);
   REQUIRE(reader.has_value());
   Status error;
