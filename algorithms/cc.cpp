@@ -3,6 +3,7 @@
 
 #include <numeric>
 
+#include "algorithms/engine_instances.hpp"
 #include "algorithms/runner_support.hpp"
 
 namespace edgestream {
@@ -69,5 +70,9 @@ Expected<AlgorithmReport> run_cc(const AlgorithmRequest& request) {
   }
   return report;
 }
+
+// The one instantiation of the engine for CcProgram (algorithms/engine_instances.hpp declares it extern).
+template Expected<RunStats> run_engine(const GraphInfo&, const EngineOptions&, const CcProgram&,
+                                       const FinalStateVisitor<CcProgram::Vertex>&);
 
 }  // namespace edgestream

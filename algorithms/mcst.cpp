@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "algorithms/cc.hpp"
+#include "algorithms/engine_instances.hpp"
 #include "algorithms/runner_support.hpp"
 
 namespace edgestream {
@@ -290,5 +291,9 @@ Expected<AlgorithmReport> run_mcst(const AlgorithmRequest& request) {
   }
   return report;
 }
+
+// The one instantiation of the engine for McstProgram (algorithms/engine_instances.hpp declares it extern).
+template Expected<RunStats> run_engine(const GraphInfo&, const EngineOptions&, const McstProgram&,
+                                       const FinalStateVisitor<McstProgram::Vertex>&);
 
 }  // namespace edgestream

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "algorithms/engine_instances.hpp"
 #include "algorithms/runner_support.hpp"
 #include "core/scratch_directory.hpp"
 #include "io/file.hpp"
@@ -230,5 +231,9 @@ Expected<AlgorithmReport> run_scc(const AlgorithmRequest& request) {
   }
   return report;
 }
+
+// The one instantiation of the engine for SccProgram (algorithms/engine_instances.hpp declares it extern).
+template Expected<RunStats> run_engine(const GraphInfo&, const EngineOptions&, const SccProgram&,
+                                       const FinalStateVisitor<SccProgram::Vertex>&);
 
 }  // namespace edgestream

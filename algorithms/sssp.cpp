@@ -5,6 +5,7 @@
 #include <queue>
 #include <sstream>
 
+#include "algorithms/engine_instances.hpp"
 #include "algorithms/runner_support.hpp"
 
 namespace edgestream {
@@ -89,5 +90,9 @@ Expected<AlgorithmReport> run_sssp(const AlgorithmRequest& request) {
   }
   return report;
 }
+
+// The one instantiation of the engine for SsspProgram (algorithms/engine_instances.hpp declares it extern).
+template Expected<RunStats> run_engine(const GraphInfo&, const EngineOptions&, const SsspProgram&,
+                                       const FinalStateVisitor<SsspProgram::Vertex>&);
 
 }  // namespace edgestream

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "algorithms/mcst.hpp"
+#include "algorithms/engine_instances.hpp"
 #include "core/engine.hpp"
 #include "tests/test_support.hpp"
 

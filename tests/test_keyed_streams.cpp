@@ -18,6 +18,7 @@
 #include "algorithms/cc.hpp"
 #include "algorithms/scc.hpp"
 #include "algorithms/sssp.hpp"
+#include "algorithms/engine_instances.hpp"
 #include "core/engine.hpp"
 #include "core/keyed_segments.hpp"
 #include "core/memory_plan.hpp"
