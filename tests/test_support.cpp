@@ -77,6 +77,25 @@ std::vector<Edge> random_edges(std::uint64_t vertices, std::uint64_t edges, std:
   return out;
 }
 
+std::filesystem::path skewed_graph(const std::filesystem::path& dir) {
+  std::vector<Edge> edges = random_edges(30011, 200000, 5);
+  for (std::size_t i = 0; i < edges.size(); i += 3) edges[i].src %= 97;
+  for (std::size_t i = 0; i < edges.size(); i += 5) edges[i].dst %= 41;
+  return write_graph(dir, "g", edges, 30011);
+}
+
+std::vector<Edge> long_in_lists_edges(std::uint64_t seed) {
+  std::vector<Edge> edges = random_edges(kLongListsVertices, 120000, seed);
+  for (std::size_t i = 0; i < edges.size(); i += 3) edges[i].dst %= 97;
+  return edges;
+}
+
+GraphInfo write_and_read_graph(const std::filesystem::path& dir, const std::vector<Edge>& edges, std::uint32_t vertices) {
+  auto info = read_graph_ini(write_graph(dir, "g", edges, vertices));
+  REQUIRE(info.has_value());
+  return *info;
+}
+
 std::vector<Edge> with_reverses(const std::vector<Edge>& edges, bool keep_loops) {
   std::vector<Edge> both;
   both.reserve(2 * edges.size());

@@ -68,6 +68,17 @@ std::filesystem::path write_graph(const std::filesystem::path& dir, const std::s
 
 /// A random graph: `edges` edges with uniform endpoints (and weights in [0,1)) from `seed`.
 std::vector<Edge> random_edges(std::uint64_t vertices, std::uint64_t edges, std::uint64_t seed);
+/// The skewed graph of the edge-grid tests (test_edge_grid.cpp, test_grid_build.cpp): `dir/g`, 30,011
+/// vertices (a count that is not a multiple of any block size), 200,000 random edges with hot low
+/// ids (every third source taken mod 97, every fifth destination mod 41).
+std::filesystem::path skewed_graph(const std::filesystem::path& dir);
+/// The grid order tests' graph (test_edge_grid.cpp, test_grid_build.cpp): kLongListsVertices
+/// vertices, 120,000 random edges from `seed`, every third one to one of 97 vertices (long in-edge
+/// lists: a vertex's updates show their records' order).
+inline constexpr std::uint32_t kLongListsVertices = 30011;
+std::vector<Edge> long_in_lists_edges(std::uint64_t seed);
+/// Writes `edges` as graph "g" in `dir` and reads its description back (REQUIREs that it reads).
+GraphInfo write_and_read_graph(const std::filesystem::path& dir, const std::vector<Edge>& edges, std::uint32_t vertices);
 /// A symmetric version of `edges`: each edge followed by its reverse (same weight); loops dropped,
 /// or (keep_loops) each kept and followed by its copy.
 std::vector<Edge> with_reverses(const std::vector<Edge>& edges, bool keep_loops = false);
