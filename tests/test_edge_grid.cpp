@@ -682,8 +682,8 @@ struct RelayBySourceProgram : RelaySourceProgram {
   bool emits_to_destination(std::uint32_t superstep) const { return superstep % 2 == 0; }
 };
 
-// An arrival-order program (test_grid_build.cpp) that tells its active vertices (all, every superstep), so the grid orders
-// each bucket's records by source (it also gets active vertex bits). Every vertex counts the
+// An arrival-order program (as test_grid_build.cpp's) that tells its active vertices (all, every
+// superstep), so the grid orders each bucket's records by source (it also gets active vertex bits). Every vertex counts the
 // updates whose source is below the one before it from the same block of 2^shift vertices
 // (descents) and sums the sources. kWeights: grid records of 8 bytes (4 without).
 template <bool kWeights>

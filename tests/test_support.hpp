@@ -72,10 +72,11 @@ std::vector<Edge> random_edges(std::uint64_t vertices, std::uint64_t edges, std:
 /// vertices (a count that is not a multiple of any block size), 200,000 random edges with hot low
 /// ids (every third source taken mod 97, every fifth destination mod 41).
 std::filesystem::path skewed_graph(const std::filesystem::path& dir);
+/// The vertex count of long_in_lists_edges' graphs.
+inline constexpr std::uint32_t kLongListsVertices = 30011;
 /// The grid order tests' graph (test_edge_grid.cpp, test_grid_build.cpp): kLongListsVertices
 /// vertices, 120,000 random edges from `seed`, every third one to one of 97 vertices (long in-edge
 /// lists: a vertex's updates show their records' order).
-inline constexpr std::uint32_t kLongListsVertices = 30011;
 std::vector<Edge> long_in_lists_edges(std::uint64_t seed);
 /// Writes `edges` as graph "g" in `dir` and reads its description back (REQUIREs that it reads).
 GraphInfo write_and_read_graph(const std::filesystem::path& dir, const std::vector<Edge>& edges, std::uint32_t vertices);
