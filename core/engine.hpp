@@ -1114,6 +1114,9 @@ class Engine : private EngineBase {
       assert(!sparse || view.windows.empty());
     }
     const std::uint64_t bit_limit = active_bits_.size() * 64;  // vertices covered by the bits
+    // With the active vertex bits, fewer than 1 / kPrefetchShare of the vertices active: no prefetch
+    // (kPrefetchShare below).
+    const bool prefetch = !kActiveBits || active_vertices_ * kPrefetchShare >= count_;
     struct Progress {
       std::uint32_t cell = 0;      // index into the task's cell[]
       std::uint64_t record = 0;    // next record of that cell (absolute index)
@@ -1243,7 +1246,7 @@ class Engine : private EngineBase {
                   // supersteps 3.75 -> 3.05 s on the AMD VM (10 pairs; its caches miss those strided
                   // reads), 1.42-1.51 -> 1.61-1.70 s on the Intel one (docs/performance.md, sessions
                   // 26 and 28).
-                  if (r + kGridPrefetchDistance < stop) {
+                  if (prefetch && r + kGridPrefetchDistance < stop) {
                     prefetch_grid_record<kFromSources>(record + kGridPrefetchDistance * rs, src_base, dst_base, mask, st, sources, bits);
                   }
                 }
@@ -1310,6 +1313,15 @@ class Engine : private EngineBase {
   // 25K (0.6%) 0.095 -> 0.12 s; supersteps 1.94 -> 1.84 s, wall 3.27 -> 3.14 s (6 pairs).
   static constexpr bool kSkipsInactiveSources = kActiveBits && !kTwoWay;
   static constexpr std::uint64_t kSparseShare = 512;
+  // The records' prefetch (prefetch_grid_record) pays for programs with active vertex bits only while
+  // many sources are active: with few, most records are skipped after their bit test, and the
+  // prefetch's own work (a second bit test and two addresses per record, ahead) costs more than the
+  // misses it saves. Without it below 1/4 of the vertices active, rmat22 sssp at 4G on the AMD VM,
+  // 10 alternating pairs: the supersteps with 23%, 13%, 6% and 0.6% of the vertices active
+  // (medians) 336 -> 272, 261 -> 216, 188 -> 182 and 120 -> 89 ms, those with 36-76% as before (they
+  // keep it; never prefetching made them slower, 232 -> 302 ms at 52%); all supersteps 0.93x (paired
+  // median), wall 0.95x (docs/performance.md, session 46).
+  static constexpr std::uint64_t kPrefetchShare = 4;
 
   // The first vertex of [from, limit) whose bit is set, or limit (at most the bits' size). `words`:
   // bit w set when word w of `bits` may be non-zero (active_words_).
