@@ -303,7 +303,8 @@ Expected<TriangleCounts> count_triangles_exact(const GraphInfo& graph, const Eng
   stats.plan.state_bytes = detail.fixed_bytes;
   stats.plan.reader_bytes = stream_bytes;
 
-  ThreadPool pool(threads);
+  ES_ASSIGN_OR_RETURN(const std::unique_ptr<ThreadPool> pool_owner, ThreadPool::create(threads));
+  ThreadPool& pool = *pool_owner;
   TriangleCounts result;
   // Pass 1: degrees (every listed non-loop record counts at both ends; only the order matters).
   std::vector<std::uint32_t> deg(n_vertices, 0);

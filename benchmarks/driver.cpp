@@ -280,7 +280,8 @@ constexpr std::chrono::milliseconds kDeviceSamplePeriod{50};
 // --timeline's totals on stderr: one line per thread, its spans' seconds and counts by name; one
 // per sampled device.
 void print_timeline_totals(std::ostream& err, const std::string& path, const timeline::Summary& summary,
-                           const std::vector<DeviceSampler::Totals>& devices, const std::vector<std::string>& skipped) {
+                           const std::vector<DeviceSampler::Totals>& devices, const std::vector<std::string>& skipped,
+                           const std::string& no_samples) {
   err << "TIMELINE " << path << ": " << summary.spans << " spans of " << summary.threads.size() << " threads, "
       << summary.counter_samples << " device samples, over " << summary.seconds << " s\n";
   for (const DeviceSampler::Totals& d : devices) {
@@ -288,6 +289,7 @@ void print_timeline_totals(std::ostream& err, const std::string& path, const tim
         << static_cast<double>(d.bytes_written) * 1e-9 << " GB, busy " << d.busy_seconds << " s of " << d.seconds << " s\n";
   }
   for (const std::string& dir : skipped) err << "TIMELINE device of " << dir << ": no block device statistics (not sampled)\n";
+  if (!no_samples.empty() && !devices.empty()) err << "TIMELINE devices: totals only, no samples over time (" << no_samples << ")\n";
   for (const timeline::ThreadTotals& thread : summary.threads) {
     err << "TIMELINE " << thread.thread << ":";
     const char* separator = " ";
@@ -668,7 +670,8 @@ int driver_main(int argc, const char* const* argv, std::ostream& out, std::ostre
     return kExitError;
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count();
-  if (!timeline_path.empty()) print_timeline_totals(err, timeline_path, timeline_totals, device_totals, device_sampler->skipped());
+  if (!timeline_path.empty()) print_timeline_totals(err, timeline_path, timeline_totals, device_totals, device_sampler->skipped(),
+                                                   device_sampler->no_samples());
   print_core_lines(out, report->stats);
   for (const auto& [key, value] : report->summary) out << "ALGORITHM::" << key << " " << value << "\n";
   out << "CORE::TIME::WALL " << wall << " seconds\n";

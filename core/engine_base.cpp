@@ -180,7 +180,7 @@ Status EngineBase::plan_run(MemoryPlanInput input) {
   if (keys_ >= UINT32_MAX / 2) return invalid_argument("too many partitions");
 
   ES_ASSIGN_OR_RETURN(input_file_, File::open(graph_.edge_path, OpenMode::kReadOnly, plan_.io.direct));
-  pool_ = std::make_unique<ThreadPool>(plan_.threads);
+  ES_ASSIGN_OR_RETURN(pool_, ThreadPool::create(plan_.threads));
   frame_scratch_.resize(plan_.threads);
   return Status::ok();
 }

@@ -58,7 +58,7 @@ std::span<std::byte> GridWindowReader::buffer(unsigned b, std::uint64_t w) const
 void GridWindowReader::start(std::uint64_t at) {
   pending_at_ = at;
   pending_buffer_ = 1 - held_;
-  pending_ = std::async(std::launch::async, [this, w = order_[at], b = pending_buffer_] { return read_window(w, b); });
+  pending_ = std::async(std::launch::async | std::launch::deferred, [this, w = order_[at], b = pending_buffer_] { return read_window(w, b); });
 }
 
 Status GridWindowReader::read_lane(std::uint64_t w, unsigned buffer, unsigned lane, unsigned lanes) {
@@ -84,7 +84,7 @@ Status GridWindowReader::read_window(std::uint64_t w, unsigned buffer) {
   const auto lanes = static_cast<unsigned>(std::min<std::uint64_t>(depth_, (into.size() + chunk_ - 1) / chunk_));
   std::vector<std::future<Status>> others;
   for (unsigned lane = 1; lane < lanes; ++lane) {
-    others.push_back(std::async(std::launch::async, [this, w, buffer, lane, lanes] { return read_lane(w, buffer, lane, lanes); }));
+    others.push_back(std::async(std::launch::async | std::launch::deferred, [this, w, buffer, lane, lanes] { return read_lane(w, buffer, lane, lanes); }));
   }
   Status status = read_lane(w, buffer, 0, lanes);
   for (auto& other : others) {

@@ -2,22 +2,43 @@
 #include "core/thread_pool.hpp"
 
 #include <string>
+#include <system_error>
 
 #include "io/timeline.hpp"
 
 namespace edgestream {
 
 ThreadPool::ThreadPool(unsigned threads) {
-  for (unsigned w = 1; w < threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+  workers_.reserve(threads > 0 ? threads - 1 : 0);
+  try {
+    for (unsigned w = 1; w < threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+  } catch (...) {
+    stop_workers();  // joinable threads must not outlive the half-built pool (std::terminate)
+    throw;
+  }
 }
 
-ThreadPool::~ThreadPool() {
+Expected<std::unique_ptr<ThreadPool>> ThreadPool::create(unsigned threads) {
+  try {
+    return std::make_unique<ThreadPool>(threads);
+  } catch (const std::system_error& e) {
+    return Status{StatusCode::kResourceExhausted,
+                  "cannot start the " + std::to_string(threads - 1) + " worker thread(s) beside the calling one (-p " +
+                      std::to_string(threads) + "): " + e.what() +
+                      " (a limit on threads or processes: ulimit -u, a cgroup's pids.max)"};
+  }
+}
+
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
   wake_.notify_all();
   for (auto& t : workers_) t.join();
+  workers_.clear();
 }
 
 void ThreadPool::work(unsigned worker) {

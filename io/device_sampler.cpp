@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "io/block_device.hpp"
 #include "io/io_options.hpp"
@@ -58,7 +59,14 @@ DeviceSampler::DeviceSampler(const std::vector<std::filesystem::path>& dirs, std
   }
   start_ns_ = monotonic_ns();
   stop_ns_ = start_ns_;
-  if (!devices_.empty()) thread_ = std::thread([this] { loop(); });
+  if (devices_.empty()) return;
+  try {
+    thread_ = std::thread([this] { loop(); });
+  } catch (const std::system_error& e) {
+    // A thread or process limit: stop() still gives each device's totals, from its first and last
+    // statistics; only the samples over time are missing.
+    no_samples_ = std::string("the sampling thread could not be started: ") + e.what();
+  }
 }
 
 DeviceSampler::~DeviceSampler() { stop(); }

@@ -53,6 +53,9 @@ class DeviceSampler {
   std::vector<Totals> stop();
   /// The directories on no block device (or whose statistics could not be read).
   const std::vector<std::string>& skipped() const { return skipped_; }
+  /// Why the devices have totals but no samples over time ("" when they are sampled): the
+  /// sampling thread could not be started (a limit on threads or processes).
+  const std::string& no_samples() const { return no_samples_; }
 
  private:
   struct Device {
@@ -67,6 +70,7 @@ class DeviceSampler {
 
   std::vector<Device> devices_;
   std::vector<std::string> skipped_;
+  std::string no_samples_;
   std::chrono::milliseconds period_;
   std::uint64_t start_ns_ = 0;
   std::uint64_t stop_ns_ = 0;

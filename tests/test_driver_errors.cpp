@@ -697,5 +697,104 @@ TEST_CASE("driver errors: two runs in the same work directory at once both succe
   REQUIRE_UNCHANGED(graph_dir.path(), graph_before);
 }
 
+// ---- limits on threads ---------------------------------------------------------------------------
+
+// The pids controller's directory (cgroup v1 or v2) where this process may make a child group, or
+// "" (not root, no pids controller).
+fs::path pids_cgroup_root() {
+  for (const fs::path& root : {fs::path("/sys/fs/cgroup/pids"), fs::path("/sys/fs/cgroup")}) {
+    if (!fs::exists(root / "cgroup.procs")) continue;
+    if (root.filename() != "pids" && slurp(root / "cgroup.controllers").find("pids") == std::string::npos) continue;
+    if (access(root.c_str(), W_OK) == 0) return root;
+  }
+  return {};
+}
+
+// A child cgroup of the pids controller with its own pids.max, removed when destroyed (its
+// processes have exited by then: each run below is waited for).
+class PidsGroup {
+ public:
+  explicit PidsGroup(const fs::path& root) : dir_(root / ("edgestream-test-" + std::to_string(getpid()))) {
+    std::error_code ec;
+    fs::create_directory(dir_, ec);
+    ok_ = !ec && fs::exists(dir_ / "pids.max");
+  }
+  PidsGroup(const PidsGroup&) = delete;
+  PidsGroup& operator=(const PidsGroup&) = delete;
+  ~PidsGroup() { rmdir(dir_.c_str()); }
+  bool ok() const { return ok_; }
+  bool set_max(int tasks) const {
+    std::ofstream f(dir_ / "pids.max");
+    f << tasks;
+    f.close();
+    return static_cast<bool>(f);
+  }
+  // benchmark_driver with `args`, started inside the group (a shell moves itself there, then execs it).
+  ProcessResult run_driver(const std::vector<std::string>& args) const {
+    std::vector<std::string> shell_args = {"-c", "echo $$ > \"" + (dir_ / "cgroup.procs").string() + "\" && exec \"$0\" \"$@\"",
+                                           tool_path("benchmark_driver")};
+    shell_args.insert(shell_args.end(), args.begin(), args.end());
+    return run_program("/bin/sh", shell_args);
+  }
+
+ private:
+  fs::path dir_;
+  bool ok_ = false;
+};
+
+TEST_CASE("driver errors: a thread the system refuses is a clear error or a run without it, never a crash", "[errors]") {
+  // A cgroup's pids.max counts threads: with 1, the driver's first thread is its only one. Without
+  // the handling, std::system_error from std::thread or std::async ended the run in std::terminate
+  // (SIGABRT): the pool's worker, the on-disk grid's window reads, --timeline's device sampler.
+  if (kSanitized) {
+    WARN("SKIP: the sanitizer runtimes start threads of their own (TSan's background thread, LSan's tracer at exit)");
+    return;
+  }
+  const fs::path root = pids_cgroup_root();
+  if (root.empty()) {
+    WARN("SKIP: no writable pids cgroup controller (needs root and /sys/fs/cgroup/pids or cgroup v2's pids)");
+    return;
+  }
+  PidsGroup group(root);
+  if (!group.ok()) {
+    WARN("SKIP: cannot make a child group under " << root.string());
+    return;
+  }
+  SmallGraph graph;
+  TempDir work;
+  const auto before = snapshot(graph.dir.path());
+  for (const int tasks : {1, 2, 3}) {
+    for (const char* threads : {"1", "2"}) {
+      INFO("pids.max " << tasks << ", -p " << threads);
+      REQUIRE(group.set_max(tasks));
+      // sssp from the on-disk grid, streamed in small windows: every window read starts threads.
+      const ProcessResult r = group.run_driver({"-g", graph.g(), "-b", "sssp", "-p", threads, "--physical_memory", "1G",
+                                                "--no_edge_cache", "--disk_grid", "on", "--stream_grid", "--grid_window",
+                                                "16K", "--work_dir", work.path().string(), "--verify", "--timeline",
+                                                (work / "timeline.json").string()});
+      INFO("exit " << r.exit_code << "\nstderr:\n" << r.err);
+      // The device sampler starts first (when a thread is left for it), then the pool's workers.
+      if (std::string(threads) == "2" && tasks < 3) {
+        // No room for the pool's one worker: the run stops before any work, saying why.
+        expect_failure(r, kExitError, {"cannot start the 1 worker thread(s)", "-p 2", "pids.max"});
+      } else {
+        // -p 1 needs no thread beside the main one. The window reads run without theirs (read on
+        // the thread that asks for the window), and so does the sampler (totals without samples).
+        REQUIRE(r.exit_code == kExitOk);
+        CHECK_THAT(r.out, Catch::Contains("Verification: PASS"));
+        CHECK_THAT(r.out, Catch::Contains("CORE::CONFIG::GRID_ON_DISK 1"));
+        if (tasks == 1 && r.err.find("not sampled") == std::string::npos) {  // (a work dir on a block device)
+          CHECK_THAT(r.err, Catch::Contains("TIMELINE devices: totals only, no samples over time"));
+        }
+      }
+      std::error_code ec;
+      fs::remove(work / "timeline.json", ec);
+      INFO("work dir: " << names(snapshot(work.path())));
+      CHECK(fs::is_empty(work.path()));
+    }
+  }
+  REQUIRE_UNCHANGED(graph.dir.path(), before);
+}
+
 }  // namespace
 }  // namespace edgestream::test
