@@ -1311,8 +1311,11 @@ class Engine : private EngineBase {
   // when very few are active. rmat22 sssp at 4G, per superstep (docs/performance.md, session 43):
   // 41 active 0.079 -> 0.020 s, 699 active 0.086 -> 0.043 s, 5.5K (0.13%) 0.086 -> 0.075 s, but
   // 25K (0.6%) 0.095 -> 0.12 s; supersteps 1.94 -> 1.84 s, wall 3.27 -> 3.14 s (6 pairs).
+  // 1/2048 since the dense supersteps with few active sources skip the prefetch (kPrefetchShare):
+  // 5.5K active then 87-94 ms sparse against 54-80 ms dense, 699 active 45-53 ms sparse against
+  // 42-71 dense (AMD VM, 8 runs each; 1/512 before; docs/performance.md, session 46).
   static constexpr bool kSkipsInactiveSources = kActiveBits && !kTwoWay;
-  static constexpr std::uint64_t kSparseShare = 512;
+  static constexpr std::uint64_t kSparseShare = 2048;
   // The records' prefetch (prefetch_grid_record) pays for programs with active vertex bits only while
   // many sources are active: with few, most records are skipped after their bit test, and the
   // prefetch's own work (a second bit test and two addresses per record, ahead) costs more than the

@@ -42,7 +42,8 @@ class DeviceSampler {
 
   /// Starts a thread sampling, every `period`, each distinct block device holding one of `dirs`
   /// (a device is sampled once whatever the number of its directories). Without any block device
-  /// it samples nothing (skipped() lists the directories).
+  /// it samples nothing (skipped() lists the directories). When the system refuses the thread,
+  /// stop() still gives the totals (no_samples() says why there are no samples over time).
   DeviceSampler(const std::vector<std::filesystem::path>& dirs, std::chrono::milliseconds period);
   DeviceSampler(const DeviceSampler&) = delete;
   DeviceSampler& operator=(const DeviceSampler&) = delete;
