@@ -4,7 +4,9 @@
 // thread while the caller scatters the current one (and the kept windows up to the next streamed
 // one); after the last window of a pass, the first one of the next pass is read ahead. A window is
 // read in requests of read_chunk bytes, io_depth of them in flight (one blocking reader thread
-// each), so the device sees the queue depth the user configured. A window is one slab of the grid as the build
+// each), so the device sees the queue depth the user configured. Where the system refuses a thread
+// (std::async with launch::deferred too), that read runs on the thread that waits for it instead.
+// A window is one slab of the grid as the build
 // wrote it (core/engine_base.cpp): its records, or their compressed pieces (core/grid_codec.hpp).
 #pragma once
 
