@@ -57,6 +57,9 @@ constexpr std::uint64_t kMinStagingBlock = std::uint64_t{1} << 20;
 // Staged blocks read ahead while the grid's slabs are placed and encoded (at most; as many as
 // the input reader's room holds).
 constexpr std::size_t kStagedReadAhead = 4;
+// ... and at most this many of a slab's blocks read at once into the grid's free room (a thread
+// each; the others through the reader's room as before).
+constexpr std::size_t kStagedGridRoomReads = 32;
 // Staged blocks a staging task has written or in flight at once (build_staged): while one is
 // written the task encodes the next, instead of waiting for storage with a core idle.
 constexpr std::uint64_t kStagingWritesPerTask = 2;
@@ -1977,10 +1980,13 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   }
   const std::vector<std::uint64_t> bounds = grid_slab_bounds(group_starts);
   // The staged blocks in the order the slabs take them (each group's blocks, for every slab it has
-  // records in), read ahead: up to `ahead` blocks are in flight while one is placed, and while a
-  // slab is encoded the next slab's first blocks arrive. Each block is read whole by one pread
-  // (std::async; run at get() where no thread can be started), into its own buffer, all of them
-  // in the input reader's room (closed by then).
+  // records in), read ahead: up to `ahead` blocks are in flight while one is placed, in the input
+  // reader's room (closed by then). With --grid_codec ef, the grid's buffers also have room between
+  // the encoded slab's window and the slab buffer (grid_slab_buffer: the windows kept so far, the
+  // next encoded window of at most `half`, ..., the slab buffer): as many of a slab's blocks as fit
+  // there are read into it at once, the first slab's at the start and each next slab's before the
+  // slab before it is encoded, so that storage reads them while the cores encode. Each block is
+  // read whole by one pread (std::async; run at get() where no thread can be started).
   struct StagedRead {
     std::uint64_t group = 0;
     std::size_t block = 0;  // index among the group's blocks
@@ -2000,15 +2006,39 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   const std::size_t ahead = std::clamp<std::size_t>(plan_.reader_bytes / out_capacity, 1, kStagedReadAhead);
   std::vector<AlignedBuffer> in;  // declared before the reads in flight: their destructors wait for them first
   for (std::size_t q = 0; q < ahead; ++q) in.emplace_back(out_capacity);
-  std::vector<std::future<Expected<std::size_t>>> in_flight(ahead);
-  auto start_read = [&](std::size_t i) {
-    if (i >= reads.size()) return;
+  std::vector<std::byte*> read_into(reads.size(), nullptr);  // where read i lands, once started
+  std::vector<std::future<Expected<std::size_t>>> in_flight(reads.size());
+  auto start_read = [&](std::size_t i, std::byte* into_bytes) {
+    if (i >= reads.size() || read_into[i] != nullptr) return;  // none, or already in flight
     const StagedRead r = reads[i];
     const File* file = &files[r.group];
-    const std::span<std::byte> into(in[i % ahead].data(), block_bytes[r.group][r.block]);
-    in_flight[i % ahead] = std::async(std::launch::async | std::launch::deferred, [file, r, into] { return file->read_at(r.offset, into); });
+    const std::span<std::byte> into(into_bytes, block_bytes[r.group][r.block]);
+    read_into[i] = into_bytes;
+    in_flight[i] = std::async(std::launch::async | std::launch::deferred, [file, r, into] { return file->read_at(r.offset, into); });
   };
-  for (std::size_t i = 0; i < ahead; ++i) start_read(i);
+  // Read i in the reader's room, buffer i % ahead: free once read i - ahead is placed (reads are
+  // placed in order; those in between were placed or are in the grid's room).
+  auto start_ring_read = [&](std::size_t i) { start_read(i, in[i % ahead].data()); };
+  // Slab j's blocks not yet in flight, as many as fit, in the grid's room after the next encoded
+  // window: [kept + half, size - half) (written by nothing until slab j is placed; the windows kept
+  // so far only move towards the front, spread_kept_windows).
+  const bool grid_room_reads = plan_.grid_codec == GridCodec::kEliasFano;
+  auto start_grid_room_reads = [&](std::size_t j) {
+    if (!grid_room_reads || j + 1 >= bounds.size()) return;
+    const std::uint64_t half = plan_.grid_window_bytes;
+    const std::uint64_t size = grid_windows_.size();
+    std::uint64_t at = grid_kept_bytes_ + half;  // page-aligned: windows are whole pages
+    const std::size_t stop = std::min(slab_reads[j + 1], slab_reads[j] + kStagedGridRoomReads);
+    for (std::size_t i = slab_reads[j]; i < stop; ++i) {
+      if (read_into[i] != nullptr) continue;
+      const std::uint64_t bytes = block_bytes[reads[i].group][reads[i].block];
+      if (at + bytes + half > size) break;
+      start_read(i, grid_windows_.data() + at);
+      at += bytes;
+    }
+  };
+  for (std::size_t i = 0; i < ahead; ++i) start_ring_read(i);
+  start_grid_room_reads(0);
   for (std::size_t j = 0; j + 1 < bounds.size(); ++j) {
     if (cancel_requested()) return cancelled();
     const std::uint64_t lo = bounds[j];
@@ -2019,13 +2049,13 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       const std::size_t k = reads[ri].block;
       const std::uint64_t offset = reads[ri].offset;
       if (ri == slab_reads[j] || reads[ri - 1].group != g) next = bucket_begin_;  // the scan below counts g's buckets from their first place
-      const std::span<std::byte> into(in[ri % ahead].data(), block_bytes[g][k]);
+      const std::span<std::byte> into(read_into[ri], block_bytes[g][k]);
       auto damaged = [&](const std::string& what) {
         return corruption("edge grid staging file " + files[g].path() + ": " + what + " at byte offset " + std::to_string(offset) +
                           " (" + std::to_string(into.size()) + " bytes; damaged scratch data)");
       };
       const auto start = std::chrono::steady_clock::now();  // the wait for the read, not its time in flight
-      ES_ASSIGN_OR_RETURN(const std::size_t got, in_flight[ri % ahead].get());
+      ES_ASSIGN_OR_RETURN(const std::size_t got, in_flight[ri].get());
       count_request(stats_.edges_io, start, got, 0);
       if (got != into.size()) return damaged("short read");
       if (options_.scratch_checksums && frame_crc(into) != block_crc[g][k]) return damaged("checksum mismatch");
@@ -2081,8 +2111,9 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
         local4 ? place.template operator()<4>(t) : place.template operator()<8>(t);
       });
       if (std::count(bad.begin(), bad.end(), 1) > 0) return damaged("a record names a bucket of another group");
-      start_read(ri + ahead);  // into the buffer just placed from
+      start_ring_read(ri + ahead);  // into the reader's buffer after ri's (if ri was there, just placed from)
     }
+    start_grid_room_reads(j + 1);  // read while slab j is encoded
     ES_RETURN_IF_ERROR(write_grid_slab(lo, slab, out));
   }
   // Removing a staging file frees its extents: ~1.2 ms each on ext4 here, 0.15 s for rmat22 sssp's
