@@ -298,9 +298,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // padding to whole blocks, and one run of staged records (and of the check's entries) while
       // the grid is built (engine_base.cpp build_staged).
       const std::uint64_t padded = blocks << shift;
-      // (Every record, also on a symmetric input whose grid keeps about half: with that estimate
-      // rmat22-sym cc at 256M took Elias-Fano, resident, and was slower than with the records as
-      // they are, partly streamed: docs/performance.md, session 16.)
+      // (Every record, also on a symmetric input whose grid keeps about half; --grid_codec auto's
+      // estimate of the compressed grid below counts the half.)
       const std::uint64_t grid_file = round_up(input.edges * input.grid_record_bytes, kIoAlignment);
       const std::uint64_t largest = std::max<std::uint64_t>(round_down(options.grid_window, kIoAlignment), kIoAlignment);
       const std::uint64_t step = std::min(kMinGridWindow, largest);
@@ -335,10 +334,14 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
         // both shrink (GridWeights: RMAT's weights 3 bytes of 4), rmat22 sssp at 256M read 3.6
         // instead of 6.1 GB and took 7.2-7.4 s instead of 8.4-8.9 (docs/performance.md, session 21).
         // Their compressed grid is likely 3/4 of the records' bytes (the keys about half, the
-        // weights as they are), the others' half.
+        // weights as they are), the others' half; of half the records for a grid halved on a
+        // symmetric input (symmetric_one_way: cc, mis, checkbip). (Session 16 counted every record
+        // there, since rmat22-sym cc at 256M was slower resident with Elias-Fano; since the staged
+        // blocks are read while slabs are encoded (session 47) it is faster: 5 pairs, 4.44-5.59 ->
+        // 4.06-5.12 s, each pair -8 to -11%; rmat24-sym cc at 1G even, 2 pairs. docs/performance.md.)
         const std::uint64_t room = round_down(avail, kIoAlignment);
         const bool weighted = input.grid_record_bytes == 8;
-        const std::uint64_t likely_compressed = weighted ? grid_file / 4 * 3 : grid_file / 2;
+        const std::uint64_t likely_compressed = (weighted ? grid_file / 4 * 3 : grid_file / 2) / (input.symmetric_one_way ? 2 : 1);
         const bool fits_compressed = options.grid_resident && likely_compressed <= room;
         plan.grid_codec = options.grid_codec != GridCodec::kAuto ? options.grid_codec
                           : fits_compressed || weighted           ? GridCodec::kEliasFano
