@@ -1346,6 +1346,19 @@ Expected<std::byte*> EngineBase::grid_slab_buffer(std::uint64_t slab) {
   return encoded ? buffers + size - half : buffers + grid_kept_bytes_;
 }
 
+// While the grid is built with --grid_codec ef: the room of the grid's buffers that nothing
+// writes until the next slab is placed, between the next encoded window (at most `half` bytes
+// after the windows kept so far, write_grid_slab) and the slab buffer (the last `half` bytes,
+// above); empty without ef (a slab is built in place, after the kept windows) or without room.
+// The windows kept so far only move towards the front (spread_kept_windows). Page-aligned.
+std::span<std::byte> EngineBase::grid_free_room() {
+  const std::uint64_t half = plan_.grid_window_bytes;
+  const std::uint64_t size = grid_windows_.size();
+  const std::uint64_t begin = grid_kept_bytes_ + half;  // windows are whole pages
+  if (plan_.grid_codec != GridCodec::kEliasFano || begin + half >= size) return {};
+  return std::span(grid_windows_.data() + begin, size - half - begin);
+}
+
 // The most the windows kept in part may take: the room less two window buffers (or less, by
 // --grid_keep_bytes).
 std::uint64_t EngineBase::grid_spread_room() const {
@@ -1981,11 +1994,10 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   const std::vector<std::uint64_t> bounds = grid_slab_bounds(group_starts);
   // The staged blocks in the order the slabs take them (each group's blocks, for every slab it has
   // records in), read ahead: up to `ahead` blocks are in flight while one is placed, in the input
-  // reader's room (closed by then). With --grid_codec ef, the grid's buffers also have room between
-  // the encoded slab's window and the slab buffer (grid_slab_buffer: the windows kept so far, the
-  // next encoded window of at most `half`, ..., the slab buffer): as many of a slab's blocks as fit
-  // there are read into it at once, the first slab's at the start and each next slab's before the
-  // slab before it is encoded, so that storage reads them while the cores encode. Each block is
+  // reader's room (closed by then). With --grid_codec ef, the grid's buffers also have free room
+  // (grid_free_room): as many of a slab's blocks as fit there are read into it at once, the first
+  // slab's at the start and each next slab's before the slab before it is encoded, so that storage
+  // reads them while the cores encode. Each block is
   // read whole by one pread (std::async; run at get() where no thread can be started).
   struct StagedRead {
     std::uint64_t group = 0;
@@ -2019,22 +2031,18 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   // Read i in the reader's room, buffer i % ahead: free once read i - ahead is placed (reads are
   // placed in order; those in between were placed or are in the grid's room).
   auto start_ring_read = [&](std::size_t i) { start_read(i, in[i % ahead].data()); };
-  // Slab j's blocks not yet in flight, as many as fit, in the grid's room after the next encoded
-  // window: [kept + half, size - half) (written by nothing until slab j is placed; the windows kept
-  // so far only move towards the front, spread_kept_windows).
-  const bool grid_room_reads = plan_.grid_codec == GridCodec::kEliasFano;
+  // Slab j's blocks not yet in flight, as many as fit, in the grid's free room (grid_free_room:
+  // written by nothing until slab j is placed).
   auto start_grid_room_reads = [&](std::size_t j) {
-    if (!grid_room_reads || j + 1 >= bounds.size()) return;
-    const std::uint64_t half = plan_.grid_window_bytes;
-    const std::uint64_t size = grid_windows_.size();
-    std::uint64_t at = grid_kept_bytes_ + half;  // page-aligned: windows are whole pages
+    if (j + 1 >= bounds.size()) return;
+    std::span<std::byte> room = grid_free_room();
     const std::size_t stop = std::min(slab_reads[j + 1], slab_reads[j] + kStagedGridRoomReads);
     for (std::size_t i = slab_reads[j]; i < stop; ++i) {
       if (read_into[i] != nullptr) continue;
-      const std::uint64_t bytes = block_bytes[reads[i].group][reads[i].block];
-      if (at + bytes + half > size) break;
-      start_read(i, grid_windows_.data() + at);
-      at += bytes;
+      const std::uint64_t bytes = block_bytes[reads[i].group][reads[i].block];  // whole pages
+      if (bytes > room.size()) break;
+      start_read(i, room.data());
+      room = room.subspan(bytes);
     }
   };
   for (std::size_t i = 0; i < ahead; ++i) start_ring_read(i);

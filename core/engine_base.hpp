@@ -181,6 +181,7 @@ class EngineBase {
   std::vector<std::uint8_t> bucket_owners() const;
   Status place_from_input(std::uint64_t lo, std::uint64_t slab, std::byte* out);
   Expected<std::byte*> grid_slab_buffer(std::uint64_t slab);
+  std::span<std::byte> grid_free_room();
   Status write_grid_window(GridWindow& window, std::span<const std::byte> bytes);
   std::uint64_t grid_spread_room() const;
   bool grid_spread_keeps(const GridWindow& window, std::uint64_t built_bytes, std::uint64_t built_records);
