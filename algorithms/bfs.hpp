@@ -37,6 +37,13 @@ struct BfsProgram {
     if (src.level == superstep) emit(e.dst, Update{e.src});
   }
   bool active(const Vertex& src, std::uint32_t superstep) const { return src.level == superstep; }
+  // An active source (level == superstep) sends its id whatever else its state holds; a gather
+  // never changes a vertex of level s in s (its updates offer level s + 1). Keyed edge streams
+  // (K > 1) emit from the active bit alone (core/program.hpp).
+  template <typename Emit>
+  void scatter_active(const Edge& e, std::uint32_t, Emit&& emit) const {
+    emit(e.dst, Update{e.src});
+  }
   // The grid scatters from this 1-byte view (core/program.hpp): the same test, once per vertex.
   // Level-synchronous, so a snapshot taken before the superstep's gathers changes nothing: a vertex
   // reached in superstep s has level s + 1 and is not expanded in s either way.

@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cassert>
@@ -89,6 +90,10 @@ class Engine : private EngineBase {
   // Keyed edge streams (K > 1) scatter from the states (no Source there): every program that tells
   // its active vertices skips records by the bits, instead of reading a state at random per record.
   static constexpr bool kStreamActiveBits = ProgramWithActive<P>;
+  // ... and a program whose active sources emit without their states (scatter_active: bfs) reads
+  // no state there at all: the bit decides (one-way programs: a stream's reading vertex is the
+  // record's source).
+  static constexpr bool kStreamBitScatter = ProgramWithActiveScatter<P> && !kReverse;
   // route_and_apply groups updates by key with 1 + kExtraHistograms interleaved counter tables
   // when there are at most kMaxInterleavedKeys keys (24 KiB per worker: with the offsets and the
   // spill staging inside the memory plan's 64 KiB per-worker slack).
@@ -791,6 +796,35 @@ class Engine : private EngineBase {
   // ... and scatter_source, whose emit gathers into the edge's destination, when given this
   // (kProgramEmitsOnlyToDestination).
   struct InPlace {};
+
+  // P's scatter_active for a record whose source's active bit is set (keyed streams,
+  // kStreamBitScatter): `source` is not read, except in builds without NDEBUG, which check
+  // program.hpp's contract: the state is active and scatter emits the same updates.
+  template <typename Emit>
+    requires ProgramWithActiveScatter<P>
+  void bit_scatter([[maybe_unused]] const Vertex& source, const Edge& e, std::uint32_t superstep, Emit&& emit) const {
+#ifndef NDEBUG
+    assert(program_.active(source, superstep));
+    std::array<Entry, P::kMaxEmitsPerEdge> expected{};
+    std::size_t n = 0;
+    program_.scatter(source, e, superstep, [&](VertexId target, const Update& u) {
+      assert(n < expected.size());
+      expected[n++] = Entry{target, u};
+    });
+    std::size_t at = 0;
+    program_.scatter_active(e, superstep, [&](VertexId target, const Update& u) {
+      assert(at < n && expected[at].target == target);
+      if constexpr (std::has_unique_object_representations_v<Update>) {
+        assert(std::memcmp(&expected[at].value, &u, sizeof(Update)) == 0);
+      }
+      ++at;
+      emit(target, u);
+    });
+    assert(at == n);
+#else
+    program_.scatter_active(e, superstep, emit);
+#endif
+  }
 
   // P's scatter_gather on one record, counted like an emit applied in place. Builds without NDEBUG
   // check it against scatter_source followed by gather on a copy of the state (program.hpp's contract).
@@ -1581,7 +1615,7 @@ class Engine : private EngineBase {
       const std::uint64_t* const words = active_words_.data();
       auto active = [bits, words](std::uint64_t v) { return active_bit(words, static_cast<VertexId>(v >> 6)) && active_bit(bits, static_cast<VertexId>(v)); };
       for (std::uint64_t i = c.lo; i < c.hi; ++i) {
-        if (i + kStreamPrefetchDistance < c.hi) {
+        if (!kStreamBitScatter && i + kStreamPrefetchDistance < c.hi) {
           const Edge ahead = decode_edge(at + (i + kStreamPrefetchDistance) * rs, type);
           const std::uint64_t from = (mode.forward ? ahead.src : ahead.dst) - base;
           if constexpr (kStreamActiveBits) {
@@ -1602,6 +1636,10 @@ class Engine : private EngineBase {
         }
         if constexpr (kStreamActiveBits) {
           if (!active(static_cast<std::uint64_t>(reader) - base)) continue;
+        }
+        if constexpr (kStreamBitScatter) {
+          bit_scatter(st[e.src - base], e, s, emit);
+          continue;
         }
         if (mode.forward) program_.scatter(st[e.src - base], e, s, emit);
         if constexpr (kReverse) {

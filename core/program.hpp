@@ -42,6 +42,12 @@
 //     // inactive blocks, edge streams of inactive partitions, records of inactive vertices (a bit
 //     // per vertex), and a whole superstep when no vertex is active.
 //     bool active(const Vertex& state, std::uint32_t superstep) const;
+//     // Optional, with active(): what an active source emits along an edge does not depend on the
+//     // rest of its state (bfs: the source's id). Keyed edge streams (K > 1) then emit from the
+//     // source's active bit alone and never read its state at random. Contract: whenever
+//     // active(v, s), scatter(v, e, s, emit) emits exactly what scatter_active(e, s, emit) does,
+//     // and no gather during s turns a state active in s into one that is not.
+//     template <class Emit> void scatter_active(const Edge& e, std::uint32_t superstep, Emit&& emit) const;
 //     // Optional: false when scatter and scatter_reverse never read Edge::weight (default true).
 //     // The grid (in memory or on disk) then keeps 4 bytes per edge (two block-local ids) instead
 //     // of 8 (plus the weight), and the K > 1 edge streams 8 bytes instead of 12 on a weighted
@@ -187,6 +193,13 @@ concept ProgramWithPlannedSupersteps = requires(const P& p) {
 template <typename P>
 concept ProgramWithActive = requires(const P& p, const typename P::Vertex& v) {
   { p.active(v, std::uint32_t{}) } -> std::convertible_to<bool>;
+};
+
+/// True when P's active sources emit without their states (the optional scatter_active(), with
+/// active()): Engine::scatter_keyed_piece then tests a bit per record instead of reading a state.
+template <typename P>
+concept ProgramWithActiveScatter = ProgramWithActive<P> && requires(const P& p, const Edge& e) {
+  p.scatter_active(e, std::uint32_t{}, [](VertexId, const typename P::Update&) {});
 };
 
 /// P::kOneWayOnSymmetricInput when P declares it (an undirected program), else false.
