@@ -66,6 +66,7 @@ Status FramedWriter::write_raw_frame() {
   const std::span<const std::byte> raw(raw_.data(), fill_);
   Status status = encode_raw_frame_header(raw, appended_ - fill_, header);
   counters_.compress_ns += thread_cpu_ns() - start;
+  if (keep_offsets_) frame_offsets_.push_back(writer_->bytes_appended());
   if (status.is_ok()) status = writer_->append(header);
   if (status.is_ok()) status = writer_->append(raw);
   if (!status.is_ok()) {
@@ -113,6 +114,7 @@ Status FramedWriter::flush_frame(FrameScratch& scratch) {
     skip_ = kFirstSkip;
   }
   fill_ = 0;
+  if (keep_offsets_) frame_offsets_.push_back(writer_->bytes_appended());
   Status status = writer_->append(std::span<const std::byte>(scratch.bytes.data(), *frame));
   if (!status.is_ok()) error_ = status;
   return status;
@@ -129,6 +131,7 @@ Status FramedWriter::finish(FrameScratch& scratch) {
 
 void FramedWriter::restart() {
   writer_->restart();
+  frame_offsets_.clear();
   appended_ = 0;
   fill_ = 0;
 }
@@ -143,21 +146,40 @@ Expected<std::unique_ptr<FramedReader>> FramedReader::open(const File& file, std
   if (!framed && stored_bytes != raw_bytes) {
     return internal_error("unframed stream " + file.path() + ": stored and raw lengths differ");
   }
+  std::vector<FrameExtent> extents;
+  if (stored_bytes > 0 || raw_bytes > 0) extents.push_back(FrameExtent{0, stored_bytes, 0, raw_bytes});
+  return open(file, std::move(extents), io, framed, max_frame_bytes, slots, std::move(parallel), io_counters, codec_counters);
+}
+
+Expected<std::unique_ptr<FramedReader>> FramedReader::open(const File& file, std::vector<FrameExtent> extents,
+                                                          const IoOptions& io, bool framed, std::size_t max_frame_bytes,
+                                                          unsigned slots, ParallelFor parallel, IoCounters* io_counters,
+                                                          CodecCounters* codec_counters) {
   if (framed && (max_frame_bytes == 0 || max_frame_bytes > kMaxFrameBytes)) {
     return invalid_argument("frame size " + std::to_string(max_frame_bytes) + " must be in 1..1 GiB");
+  }
+  std::vector<ByteExtent> bytes;
+  std::uint64_t raw_bytes = 0;
+  for (const FrameExtent& e : extents) {
+    if (!framed && e.stored_end - e.stored_begin != e.raw_end - e.raw_begin) {
+      return internal_error("unframed stream " + file.path() + ": stored and raw lengths differ");
+    }
+    if (e.stored_end > e.stored_begin) bytes.push_back(ByteExtent{e.stored_begin, e.stored_end});
+    raw_bytes += e.raw_end - e.raw_begin;
   }
   std::unique_ptr<FramedReader> r(new FramedReader());
   r->file_ = &file;
   r->framed_ = framed;
-  r->stored_bytes_ = stored_bytes;
-  r->raw_bytes_ = raw_bytes;
+  r->extents_ = std::move(extents);
+  for (const ByteExtent& e : bytes) r->stored_bytes_ += e.end - e.begin;
+  if (!r->extents_.empty()) r->decoded_ = r->extents_[0].raw_begin;
   r->max_frame_ = max_frame_bytes;
   r->parallel_ = std::move(parallel);
   r->counters_ = codec_counters != nullptr ? codec_counters : &r->local_counters_;
-  ES_ASSIGN_OR_RETURN(r->reader_, SequentialReader::open(file, 0, stored_bytes, io, io_counters));
-  if (framed && stored_bytes > 0) {
+  ES_ASSIGN_OR_RETURN(r->reader_, SequentialReader::open(file, std::move(bytes), io, io_counters));
+  if (framed && r->stored_bytes_ > 0) {
     // No more slots than frames the stream can hold.
-    const std::uint64_t frames = (raw_bytes + max_frame_bytes - 1) / max_frame_bytes;
+    const std::uint64_t frames = (raw_bytes + max_frame_bytes - 1) / max_frame_bytes + r->extents_.size();
     r->slots_.resize(static_cast<std::size_t>(std::clamp<std::uint64_t>(frames, 1, std::max(1U, slots))));
   }
   return r;
@@ -189,12 +211,23 @@ Status FramedReader::fill_batch() {
   batch_ = 0;
   handed_ = 0;
   while (batch_ < slots_.size() && consumed_ < stored_bytes_) {
+    // The extent this frame lies in: the next one once this one's bytes are consumed, where the raw
+    // offsets jump to its start.
+    while (consumed_ - extent_consumed_ == extents_[extent_].stored_end - extents_[extent_].stored_begin) {
+      if (decoded_ != extents_[extent_].raw_end) {
+        return frame_error(extents_[extent_].stored_end, "the extent ends after raw offset " + std::to_string(decoded_) +
+                                                             ", expected " + std::to_string(extents_[extent_].raw_end));
+      }
+      extent_consumed_ = consumed_;
+      decoded_ = extents_[++extent_].raw_begin;
+    }
+    const FrameExtent& extent = extents_[extent_];
+    const std::uint64_t left = extent.stored_end - extent.stored_begin - (consumed_ - extent_consumed_);
     Slot& slot = slots_[batch_];
     if (slot.raw.size() == 0) slot.raw = AlignedBuffer(max_frame_);
-    slot.offset = consumed_;
-    if (stored_bytes_ - consumed_ < kFrameHeaderBytes) {
-      return frame_error(slot.offset, "the stream ends inside a frame header (" + std::to_string(stored_bytes_ - consumed_) +
-                                          " bytes left)");
+    slot.offset = extent.stored_begin + (consumed_ - extent_consumed_);
+    if (left < kFrameHeaderBytes) {
+      return frame_error(slot.offset, "the stream ends inside a frame header (" + std::to_string(left) + " bytes left)");
     }
     std::array<std::byte, kFrameHeaderBytes> bytes{};
     Status status = read_bytes(bytes.data(), bytes.size());
@@ -215,11 +248,11 @@ Status FramedReader::fill_batch() {
       return frame_error(slot.offset, "frame holds decoded bytes from " + std::to_string(h.raw_offset) + ", expected " +
                                           std::to_string(decoded_) + " (misplaced or stale frame)");
     }
-    if (stored_bytes_ - consumed_ < h.stored_length) {
+    if (left - kFrameHeaderBytes < h.stored_length) {
       return frame_error(slot.offset, "the stream ends inside the frame's payload");
     }
-    if (raw_bytes_ - decoded_ < h.raw_length) {
-      return frame_error(slot.offset, "frame decodes past the stream's length " + std::to_string(raw_bytes_));
+    if (extent.raw_end - decoded_ < h.raw_length) {
+      return frame_error(slot.offset, "frame decodes past the stream's length " + std::to_string(extent.raw_end));
     }
     // A raw frame is read straight into the output buffer (only its checksum is left to check); the
     // stored buffer is taken only when a compressed frame comes (raw-framed streams never touch it).
@@ -263,20 +296,28 @@ Status FramedReader::fill_batch() {
 }
 
 Expected<std::span<const std::byte>> FramedReader::next() {
-  if (!framed_) return reader_->next();
+  if (!framed_) {
+    ES_ASSIGN_OR_RETURN(auto chunk, reader_->next());
+    // Unframed: stored offsets are raw offsets, extent by extent.
+    while (extent_ + 1 < extents_.size() && reader_->offset() >= extents_[extent_].stored_end) ++extent_;
+    if (!extents_.empty()) last_raw_offset_ = extents_[extent_].raw_begin + (reader_->offset() - extents_[extent_].stored_begin);
+    return chunk;
+  }
   ES_RETURN_IF_ERROR(error_);
   if (handed_ == batch_) {
     error_ = fill_batch();
     ES_RETURN_IF_ERROR(error_);
     if (batch_ == 0) {
-      if (decoded_ != raw_bytes_) {
+      const std::uint64_t end = extents_.empty() ? 0 : extents_.back().raw_end;
+      if (decoded_ != end) {
         return frame_error(consumed_, "the stream ends after " + std::to_string(decoded_) + " decoded bytes, expected " +
-                                          std::to_string(raw_bytes_));
+                                          std::to_string(end));
       }
       return std::span<const std::byte>();
     }
   }
   const Slot& slot = slots_[handed_++];
+  last_raw_offset_ = slot.header.raw_offset;
   return std::span<const std::byte>(slot.raw.data(), slot.header.raw_length);
 }
 

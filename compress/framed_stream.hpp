@@ -75,6 +75,12 @@ class FramedWriter {
   bool framed() const { return framed_; }
   /// Totals over every use of this writer.
   const CodecCounters& codec_counters() const { return counters_; }
+  /// From now on, keeps the stored offset of every frame (8 bytes each; edge streams, read by
+  /// selected frames).
+  void keep_frame_offsets() { keep_offsets_ = true; }
+  /// With keep_frame_offsets(): the stored offset of every frame written since, in order (frame f
+  /// holds raw bytes [f * frame_bytes, ...)): where a reader of selected frames starts.
+  const std::vector<std::uint64_t>& frame_offsets() const { return frame_offsets_; }
 
  private:
   FramedWriter() = default;
@@ -96,11 +102,22 @@ class FramedWriter {
   unsigned skip_ = kFirstSkip;
   unsigned skip_left_ = 0;
   Status write_raw_frame();
+  bool keep_offsets_ = false;
+  std::vector<std::uint64_t> frame_offsets_;
   AlignedBuffer raw_;  // the frame being filled
   std::size_t fill_ = 0;
   std::uint64_t appended_ = 0;
   Status error_;
   CodecCounters counters_;
+};
+
+/// Consecutive whole frames of a stream: stored bytes [stored_begin, stored_end) of its file, which
+/// decode to raw bytes [raw_begin, raw_end) of the stream (unframed: the same bytes).
+struct FrameExtent {
+  std::uint64_t stored_begin = 0;
+  std::uint64_t stored_end = 0;
+  std::uint64_t raw_begin = 0;
+  std::uint64_t raw_end = 0;
 };
 
 class FramedReader {
@@ -114,9 +131,18 @@ class FramedReader {
                                                       const IoOptions& io, bool framed, std::size_t max_frame_bytes,
                                                       unsigned slots, ParallelFor parallel, IoCounters* io_counters,
                                                       CodecCounters* codec_counters);
+  /// Streams only `extents` of such a stream (non-empty, increasing, disjoint; framed: each whole
+  /// frames, as FramedWriter::frame_offsets() places them). Each frame's header must name the raw
+  /// offset its extent expects. raw_offset() tells where each chunk lies in the stream.
+  static Expected<std::unique_ptr<FramedReader>> open(const File& file, std::vector<FrameExtent> extents, const IoOptions& io,
+                                                      bool framed, std::size_t max_frame_bytes, unsigned slots,
+                                                      ParallelFor parallel, IoCounters* io_counters,
+                                                      CodecCounters* codec_counters);
   /// The next decoded chunk in order; empty after the last. Valid until the next call. A damaged
   /// frame is kCorruption naming the file and the frame's byte offset.
   Expected<std::span<const std::byte>> next();
+  /// The raw (decoded) stream offset of the chunk next() returned last.
+  std::uint64_t raw_offset() const { return last_raw_offset_; }
 
  private:
   struct Slot {
@@ -135,15 +161,18 @@ class FramedReader {
   const File* file_ = nullptr;
   std::unique_ptr<SequentialReader> reader_;
   bool framed_ = false;
-  std::uint64_t stored_bytes_ = 0;
-  std::uint64_t raw_bytes_ = 0;
+  std::uint64_t stored_bytes_ = 0;    // of all extents
+  std::vector<FrameExtent> extents_;
+  std::size_t extent_ = 0;            // the extent being framed
+  std::uint64_t extent_consumed_ = 0; // consumed_ where it starts
+  std::uint64_t last_raw_offset_ = 0;
   std::size_t max_frame_ = 0;
   ParallelFor parallel_;
   CodecCounters* counters_ = nullptr;
   CodecCounters local_counters_;
   std::span<const std::byte> chunk_;  // unread rest of the reader's current chunk
   std::uint64_t consumed_ = 0;        // stored bytes taken from the reader
-  std::uint64_t decoded_ = 0;         // raw bytes framed so far
+  std::uint64_t decoded_ = 0;         // the raw offset the next frame starts at
   std::vector<Slot> slots_;
   std::size_t batch_ = 0;             // slots filled in the current batch
   std::size_t handed_ = 0;            // slots of the batch returned to the caller

@@ -607,6 +607,12 @@ class Engine : private EngineBase {
     }
     IoCounters* counters = from_input ? &stats_.input_io : &edge_read_counters_;  // reverse streams count as edges
     const bool framed = !from_input && (options_.edges_codec.enabled() || options_.scratch_checksums);
+    if constexpr (kStreamActiveBits) {
+      if (index != nullptr && mode.forward && !from_input && keyed_scatter_pays(s, mode)) {
+        std::vector<FrameExtent> extents;
+        if (active_frames(*index, bytes, stored, framed, extents)) return scatter_frames(file, std::move(extents), framed, s, mode, *index);
+      }
+    }
     ES_ASSIGN_OR_RETURN(auto reader, from_input ? open_input_edges(graph_, file, plan_.io, plan_.threads, parallel_for(),
                                                                    counters, &stats_.input_codec_io)
                                                 : FramedReader::open(file, stored, bytes, plan_.io, framed, plan_.io.write_chunk,
@@ -622,6 +628,78 @@ class Engine : private EngineBase {
   }
 
 
+
+  // The frames of the current partition's keyed forward stream (`bytes` raw, `stored` in its file;
+  // framed or not) that hold a segment whose reading-vertex range (KeyedStreamIndex::readers) has an
+  // active vertex, as extents of consecutive frames: the rest cannot emit in this superstep. False
+  // when every frame does (the stream is read whole) or the frames are not known.
+  // (rmat24 bfs at 96M, K = 2: superstep 0 has one active vertex and reads 110 MB of frames instead
+  // of the 1.6 GB stream; all edge reads 12.9 -> 10.4 GB; docs/performance.md, session 49.)
+  bool active_frames(const KeyedStreamIndex& index, std::uint64_t bytes, std::uint64_t stored, bool framed,
+                     std::vector<FrameExtent>& extents) const {
+    const std::size_t rs = edge_record_size(program_edge_type());
+    const std::uint64_t frame = edge_frame_bytes_;
+    const std::uint64_t S = index.segment_records();
+    if (frame == 0 || frame % rs != 0 || S == 0 || partition_ >= edge_frames_.size()) return false;
+    const std::uint64_t frames = (bytes + frame - 1) / frame;
+    const std::vector<std::uint64_t>& offsets = edge_frames_[partition_];
+    if (framed && offsets.size() != frames) return false;
+    const std::uint64_t* const bits = active_bits_.data();
+    const std::uint64_t* const words = active_words_.data();
+    std::uint64_t needed = 0;
+    for (std::uint64_t f = 0; f < frames; ++f) {
+      const std::uint64_t raw_begin = f * frame;
+      const std::uint64_t raw_end = std::min(bytes, raw_begin + frame);
+      bool need = false;
+      for (std::uint64_t g = raw_begin / rs / S; g <= (raw_end / rs - 1) / S && !need; ++g) {
+        if (g >= index.segments()) return false;  // not what the split wrote: read it all (the scatter reports it)
+        const auto [first, last] = index.readers(g);
+        if (first > last) continue;
+        if (first < base_ || last - base_ >= count_) return false;
+        need = next_active_vertex(bits, words, first - base_, std::uint64_t{last} - base_ + 1) <= std::uint64_t{last} - base_;
+      }
+      if (!need) continue;
+      ++needed;
+      const std::uint64_t stored_begin = framed ? offsets[f] : raw_begin;
+      const std::uint64_t stored_end = framed ? (f + 1 < frames ? offsets[f + 1] : stored) : raw_end;
+      if (!extents.empty() && extents.back().raw_end == raw_begin) {
+        extents.back().stored_end = stored_end;
+        extents.back().raw_end = raw_end;
+      } else {
+        extents.push_back(FrameExtent{stored_begin, stored_end, raw_begin, raw_end});
+      }
+    }
+    return needed < frames;
+  }
+
+  // Scatters the frames `extents` (active_frames) of keyed stream `file`: its records numbered as in
+  // the whole stream.
+  Status scatter_frames(const File& file, std::vector<FrameExtent> extents, bool framed, std::uint32_t s, ScatterMode mode,
+                        const KeyedStreamIndex& index) {
+    const std::size_t rs = edge_record_size(program_edge_type());
+    // Extent k's records: [starts[k], starts[k + 1]) of those read, from record raw_begin / rs on.
+    std::vector<std::uint64_t> starts{0};
+    std::vector<std::uint64_t> firsts;
+    for (const FrameExtent& e : extents) {
+      starts.push_back(starts.back() + (e.raw_end - e.raw_begin) / rs);
+      firsts.push_back(e.raw_begin / rs);
+    }
+    ES_ASSIGN_OR_RETURN(auto reader, FramedReader::open(file, std::move(extents), plan_.io, framed, plan_.io.write_chunk, plan_.threads,
+                                                        parallel_for(), &edge_read_counters_, &stats_.edges_codec_io));
+    std::size_t k = 0;
+    return for_each_record_run(*reader, rs, "edge stream " + file.path(), [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
+      if (cancel_requested()) return cancelled();
+      while (!run.empty()) {
+        while (k + 1 < firsts.size() && first >= starts[k + 1]) ++k;
+        const std::uint64_t n = std::min<std::uint64_t>(run.size() / rs, starts[k + 1] - std::min(first, starts[k + 1]));
+        if (n == 0) return internal_error("edge stream " + file.path() + ": more records read than its frames hold");
+        ES_RETURN_IF_ERROR(scatter_keyed_run(run.first(n * rs), firsts[k] + (first - starts[k]), s, mode, index, file));
+        run = run.subspan(n * rs);
+        first += n;
+      }
+      return Status::ok();
+    });
+  }
 
   // One superstep's scatter over the grid: round after round, the disjoint block pairs of a round
   // in parallel. An update whose target lies in the task's two blocks is gathered at once; any

@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <future>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "compress/graph_input.hpp"
+#include "core/background_jobs.hpp"
 #include "core/staged_block.hpp"
 #include "io/cancellation.hpp"
 #include "io/record_stream.hpp"
@@ -70,6 +72,9 @@ constexpr std::uint64_t kMaxSplitStepRecords = std::uint64_t{1} << 20;
 // Shares of a split step's records per task: tasks that fill the gaps beside a heavy stream's
 // appending (EngineBase::split_input).
 constexpr std::size_t kSplitSharesPerTask = 2;
+// The split's runs ordered by reading vertex hold at most this many records (order_run's counters
+// are 32-bit).
+constexpr std::uint64_t kMaxRunRecords = std::uint64_t{1} << 31;
 
 // The input held fewer records than its graph description gives.
 Status input_ended_early(const std::string& input_name, std::uint64_t seen_bytes, std::uint64_t expected_bytes) {
@@ -242,6 +247,7 @@ Status EngineBase::split_input() {
   for (std::uint64_t q = 0; q < K_; ++q) {
     ES_ASSIGN_OR_RETURN(auto writer, FramedWriter::open(edge_files_[q], plan_.io, codec, options_.scratch_checksums, frame_bytes,
                                                         &counters[q]));
+    if (plan_.segment_records > 0 && traits_.stream_active_bits) writer->keep_frame_offsets();
     writers.push_back(std::move(writer));
     if (traits_.reverse_edges) {
       ES_ASSIGN_OR_RETURN(auto reverse_writer, FramedWriter::open(redge_files_[q], plan_.io, codec, options_.scratch_checksums,
@@ -276,21 +282,70 @@ Status EngineBase::split_input() {
     }
   }
   // The segments: in the vertex state buffer (not touched before the first superstep) when they fit.
-  AlignedBuffer own_segments;
-  if (keyed && (streams + T) * S * stream_rs > state_.size()) own_segments = AlignedBuffer((streams + T) * S * stream_rs);
-  std::byte* const segment_memory = own_segments.size() > 0 ? own_segments.data() : state_.data();
+  // Programs that tell their active vertices (stream_active_bits) collect runs of many segments per
+  // stream there instead, when runs of at least two segments fit (two per stream, and an ordered
+  // run): a full run is ordered by reading vertex and cut into segments, each grouped by key
+  // (order_run), so that each segment covers a narrow range of reading vertices (a sparse
+  // superstep's scatter reads only the frames of segments with an active one: Engine::active_frames).
+  // A stream's full run is flushed (ordered, grouped, appended) by a background thread while the
+  // stream fills its other run: rmat's partition 0 takes most records, and its flushes in the
+  // parallel steps (18 ms each at rmat24) left the other worker and the device idle.
   const std::uint64_t segment_bytes = S * stream_rs;
-  auto segment_of = [segment_memory, segment_bytes](std::uint64_t stream) { return segment_memory + stream * segment_bytes; };
-  // Groups stream i's segment of n records into `sorted` (S records of room) and records its key
-  // ends (`ends`: keys_ entries of scratch); returns the grouped records, to be appended.
+  std::uint64_t run_records = S;
+  if (keyed && traits_.stream_active_bits) {
+    const std::uint64_t per_run = state_.size() / stream_rs / (2 * streams + 1);
+    const std::uint64_t run = std::min<std::uint64_t>(per_run / S * S, kMaxRunRecords / S * S);
+    if (run >= 2 * S) run_records = run;
+  }
+  const bool runs = run_records > S;
+  AlignedBuffer own_segments;
+  if (keyed && !runs && (streams + T) * segment_bytes > state_.size()) own_segments = AlignedBuffer((streams + T) * segment_bytes);
+  std::byte* const segment_memory = own_segments.size() > 0 ? own_segments.data() : state_.data();
+  const std::uint64_t run_bytes = run_records * stream_rs;
+  std::vector<std::uint8_t> run_side(runs ? streams : 0, 0);  // the run stream i fills now
+  // Stream i's segment (or the run it fills), task t's grouped segment; the flushes' ordered run.
+  auto run_of = [&](std::uint64_t i, unsigned side) { return segment_memory + (2 * i + side) * run_bytes; };
+  auto segment_of = [&](std::uint64_t i) { return runs ? run_of(i, run_side[i]) : segment_memory + i * segment_bytes; };
+  auto sorted_of = [&](std::size_t t) { return segment_memory + (streams + t) * segment_bytes; };
+  std::byte* const ordered = segment_memory + 2 * streams * run_bytes;
+  const std::uint64_t run_segments = runs ? run_records / S : 0;
+  std::vector<std::uint32_t> flush_ends(runs ? run_segments * keys_ : 0);
+  std::vector<std::pair<VertexId, VertexId>> flush_readers(runs ? run_segments : 0);
+  // With runs the staging tasks append to no writer: the workers' compression buffers are free, and
+  // the flushes take worker 0's.
+  FrameScratch& flush_scratch = frame_scratch_[0];
+  // Groups the n records of a segment of stream i at `in` into `out` (S records of room; with
+  // by_other `in` is scratch and the result is there), records its key ends (`ends`: keys_ entries
+  // of scratch) and reading vertices in the index; returns the grouped records, to be appended.
   // With the delta codec each key's records are nearly sorted by their other vertex (group_segment).
   const bool by_other = codec.id == CodecId::kDelta;
-  auto group = [&](std::uint64_t i, std::uint64_t n, std::byte* sorted, std::vector<std::uint32_t>& ends) {
+  auto group = [&](std::uint64_t i, std::byte* in, std::uint64_t n, std::byte* out, std::vector<std::uint32_t>& ends) {
     const bool reverse = i >= K_;
-    const std::byte* grouped = group_segment(segment_of(i), n, stream_rs, reverse ? 0 : sizeof(VertexId), stream_keys[i], sorted, ends,
-                                             by_other);
-    (reverse ? redge_index_ : edge_index_)[i % K_].add_segment(ends);
+    const std::size_t key_offset = reverse ? 0 : sizeof(VertexId);
+    const std::byte* grouped = group_segment(in, n, stream_rs, key_offset, stream_keys[i], out, ends, by_other);
+    const auto [first_reader, last_reader] = reader_range(grouped, n, stream_rs, key_offset);
+    (reverse ? redge_index_ : edge_index_)[i % K_].add_segment(ends, first_reader, last_reader);
     return std::span<const std::byte>(grouped, n * stream_rs);
+  };
+  // The flushes' thread (one at a time, each stream's in order), and a flush: the n records of
+  // stream i's run `side` ordered and appended segment by segment.
+  std::optional<BackgroundJobs> flusher;
+  if (runs) flusher.emplace(streams);
+  auto submit_flush = [&](std::uint64_t i, unsigned side, std::uint64_t n) {
+    flusher->submit(i, [&, i, side, n]() -> Status {
+      const timeline::Span span("flush run", "split", static_cast<std::int64_t>(i));
+      const std::uint64_t segments = (n + S - 1) / S;
+      std::byte* const in = run_of(i, side);
+      order_run(in, n, stream_rs, i >= K_ ? 0 : sizeof(VertexId), stream_keys[i], S, ordered,
+                std::span(flush_ends).first(segments * keys_), std::span(flush_readers).first(segments));
+      KeyedStreamIndex& index = (i >= K_ ? redge_index_ : edge_index_)[i % K_];
+      for (std::uint64_t g = 0; g < segments; ++g) {
+        const std::span<const std::uint32_t> ends = std::span(flush_ends).subspan(g * keys_, keys_);
+        index.add_segment(ends, flush_readers[g].first, flush_readers[g].second);
+        ES_RETURN_IF_ERROR(writer_of(i).append(std::span<const std::byte>(in + g * S * stream_rs, ends.back() * stream_rs), flush_scratch));
+      }
+      return Status::ok();
+    });
   };
   // Each run of input records is split in steps, each in two parts, so that the work is shared
   // even when one stream gets most records (rmat: most sources lie in partition 0):
@@ -412,8 +467,8 @@ Status EngineBase::split_input() {
   auto append_staged = [&](std::size_t a, std::size_t t, unsigned worker) {
     FrameScratch& scratch = frame_scratch_[worker];
     Status& error = errors[t];
-    std::byte* const sorted = keyed ? segment_of(streams + t) : nullptr;
     std::uint64_t* const fill = keyed ? segment_fill[t].data() : nullptr;
+    std::byte* const sorted = keyed ? sorted_of(t) : nullptr;
     // Appends n records of stream i: straight to its writer, or (keyed) through its segment, which
     // is grouped and appended whenever it fills.
     auto append = [&](std::uint64_t i, const std::byte* data, std::uint64_t n) {
@@ -424,15 +479,19 @@ Status EngineBase::split_input() {
         return;
       }
       while (n > 0 && error.is_ok()) {
-        const std::uint64_t take = std::min(n, S - fill[i]);
+        const std::uint64_t take = std::min(n, run_records - fill[i]);
         std::memcpy(segment_of(i) + fill[i] * stream_rs, data, take * stream_rs);
         fill[i] += take;
         data += take * stream_rs;
         n -= take;
-        if (fill[i] < S) break;
+        if (fill[i] < run_records) break;
         fill[i] = 0;
-        const std::span<const std::byte> grouped = group(i, S, sorted, task_ends[t]);
-        Status status = writer.append(grouped, scratch);
+        if (runs) {  // flushed in the background; this stream fills its other run meanwhile
+          submit_flush(i, run_side[i], run_records);
+          run_side[i] ^= 1U;
+          continue;
+        }
+        Status status = writer.append(group(i, segment_of(i), S, sorted, task_ends[t]), scratch);
         if (!status.is_ok()) error = std::move(status);
       }
     };
@@ -478,19 +537,29 @@ Status EngineBase::split_input() {
       pool_->run(T, [&](std::size_t t, unsigned worker) { append_staged(area ^ 1U, t, worker); });
       for (std::size_t t = 0; t < T; ++t) ES_RETURN_IF_ERROR(errors[t]);
     }
+    if (runs) {  // each stream's last, partial run, after its full ones
+      for (std::uint64_t i = 0; i < streams; ++i) {
+        if (segment_fill[task_of(i)][i] > 0) submit_flush(i, run_side[i], segment_fill[task_of(i)][i]);
+      }
+      ES_RETURN_IF_ERROR(flusher->finish());
+      flusher.reset();
+    }
   }
+  edge_frame_bytes_ = frame_bytes;
   edge_bytes_.resize(K_);
   edge_stored_.resize(K_);
+  edge_frames_.assign(K_, {});
   redge_bytes_.resize(K_);
   redge_stored_.resize(K_);
-  for (std::uint64_t i = 0; keyed && i < streams; ++i) {  // each keyed stream's last, partial segment
+  for (std::uint64_t i = 0; keyed && !runs && i < streams; ++i) {  // each keyed stream's last, partial segment
     const std::uint64_t n = segment_fill[task_of(i)][i];
     if (n == 0) continue;
-    ES_RETURN_IF_ERROR(writer_of(i).append(group(i, n, segment_of(streams), task_ends[0]), frame_scratch_[0]));
+    ES_RETURN_IF_ERROR(writer_of(i).append(group(i, segment_of(i), n, sorted_of(0), task_ends[0]), frame_scratch_[0]));
   }
   FrameScratch& scratch = frame_scratch_[0];
   for (std::uint64_t q = 0; q < K_; ++q) {
     ES_RETURN_IF_ERROR(writers[q]->finish(scratch));
+    if (keyed && writers[q]->framed()) edge_frames_[q] = writers[q]->frame_offsets();
     edge_bytes_[q] = writers[q]->bytes_appended();
     edge_stored_[q] = writers[q]->bytes_stored();
     stats_.edges_codec_io += writers[q]->codec_counters();

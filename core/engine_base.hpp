@@ -290,6 +290,10 @@ class EngineBase {
   // Keyed streams (plan_.segment_records > 0): where each key's records end in every segment of
   // each forward / reverse edge stream (core/keyed_segments.hpp); empty otherwise.
   std::vector<KeyedStreamIndex> edge_index_;
+  // Keyed forward streams of programs with active vertices, when framed: each frame's stored offset
+  // (FramedWriter::frame_offsets), per partition; frames of edge_frame_bytes_ raw bytes.
+  std::vector<std::vector<std::uint64_t>> edge_frames_;
+  std::size_t edge_frame_bytes_ = 0;
   std::vector<KeyedStreamIndex> redge_index_;
   std::vector<File> redge_files_;            // reverse-edge programs: edges by destination
   std::vector<std::uint64_t> redge_bytes_;

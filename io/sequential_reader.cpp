@@ -10,14 +10,15 @@
 #include "io/timeline.hpp"
 
 namespace edgestream {
-SequentialReader::SequentialReader(const File& file, std::uint64_t begin, std::uint64_t end, const IoOptions& options,
+SequentialReader::SequentialReader(const File& file, std::vector<ByteExtent> extents, const IoOptions& options,
                                    IoCounters* counters)
     : file_(&file),
-      end_(end),
-      next_offset_(begin),
-      returned_(begin),
+      extents_(std::move(extents)),
       options_(options),
-      counters_(counters != nullptr ? counters : &local_counters_) {}
+      counters_(counters != nullptr ? counters : &local_counters_) {
+  for (const ByteExtent& e : extents_) total_ += e.end - e.begin;
+  if (!extents_.empty()) next_offset_ = extents_[0].begin;
+}
 
 Expected<std::unique_ptr<SequentialReader>> SequentialReader::open(const File& file, std::uint64_t begin,
                                                                   std::uint64_t end, const IoOptions& options,
@@ -26,7 +27,22 @@ Expected<std::unique_ptr<SequentialReader>> SequentialReader::open(const File& f
     return invalid_argument("reader range [" + std::to_string(begin) + ", " + std::to_string(end) + ") of " +
                             file.path() + " is not aligned to " + std::to_string(file.alignment()));
   }
-  std::unique_ptr<SequentialReader> reader(new SequentialReader(file, begin, end, options, counters));
+  std::vector<ByteExtent> extents;
+  if (end > begin) extents.push_back(ByteExtent{begin, end});
+  return open(file, std::move(extents), options, counters);
+}
+
+Expected<std::unique_ptr<SequentialReader>> SequentialReader::open(const File& file, std::vector<ByteExtent> extents,
+                                                                  const IoOptions& options, IoCounters* counters) {
+  for (std::size_t i = 0; i < extents.size(); ++i) {
+    if (extents[i].begin >= extents[i].end || (i > 0 && extents[i].begin < extents[i - 1].end)) {
+      return invalid_argument("reader extent " + std::to_string(i) + " [" + std::to_string(extents[i].begin) + ", " +
+                              std::to_string(extents[i].end) + ") of " + file.path() +
+                              " is empty or not after the one before it");
+    }
+  }
+  const std::size_t extent_count = extents.size();
+  std::unique_ptr<SequentialReader> reader(new SequentialReader(file, std::move(extents), options, counters));
   // Per member: a plain file uses `options`; a striped file each volume's own settings.
   const std::size_t members = file.member_count();
   std::size_t max_chunk = 0;
@@ -45,9 +61,9 @@ Expected<std::unique_ptr<SequentialReader>> SequentialReader::open(const File& f
     total_depth += std::max(1U, io.depth);
   }
   reader->in_flight_.assign(members, 0);
-  // An upper bound of the requests the range needs (requests also stop at stripe ends).
-  const std::uint64_t length = end - begin;
-  std::uint64_t chunks = (length + min_chunk - 1) / min_chunk;
+  // An upper bound of the requests the range needs (requests also stop at stripe and extent ends).
+  const std::uint64_t length = reader->total_;
+  std::uint64_t chunks = (length + min_chunk - 1) / min_chunk + extent_count;
   if (file.striped()) chunks += (length + file.stripe_unit() - 1) / file.stripe_unit();
   // One slot is held by the caller while the others are in flight.
   const unsigned slots = static_cast<unsigned>(std::min<std::uint64_t>(std::max(2U, total_depth + 1), std::max<std::uint64_t>(chunks, 1)));
@@ -65,7 +81,11 @@ Expected<std::unique_ptr<SequentialReader>> SequentialReader::open(const File& f
 }
 
 Status SequentialReader::fill() {
-  while (!free_.empty() && next_offset_ < end_) {
+  while (!free_.empty() && extent_ < extents_.size()) {
+    if (next_offset_ == extents_[extent_].end) {
+      if (++extent_ == extents_.size()) break;
+      next_offset_ = extents_[extent_].begin;
+    }
     const FileSegment segment = file_->segment(next_offset_);
     // In order: when the next chunk's volume has its depth in flight, wait for it to drain.
     if (options_.engine == IoEngine::kUring && in_flight_[segment.member] >= depth_[segment.member]) break;
@@ -79,8 +99,10 @@ Status SequentialReader::fill() {
 Status SequentialReader::submit(int slot_index, const FileSegment& segment) {
   Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
   slot.offset = next_offset_;
-  slot.length = static_cast<std::size_t>(
-      std::min<std::uint64_t>({chunk_[segment.member], segment.contiguous, end_ - next_offset_}));
+  // An unaligned start (an extent's begin) reads from the aligned offset below it, within the chunk.
+  slot.skip = static_cast<std::size_t>(segment.offset % segment.file->alignment());
+  slot.length = static_cast<std::size_t>(std::min<std::uint64_t>(
+      {chunk_[segment.member] - slot.skip, segment.contiguous, extents_[extent_].end - next_offset_}));
   slot.ready = false;
   slot.error = Status::ok();
   slot.file = segment.file;
@@ -89,14 +111,14 @@ Status SequentialReader::submit(int slot_index, const FileSegment& segment) {
   next_offset_ += slot.length;
   order_.push_back(slot_index);
   if (options_.engine == IoEngine::kSync) return Status::ok();  // read when waited for
-  const std::size_t request = round_up(slot.length, slot.file->alignment());
+  const std::size_t request = round_up(slot.skip + slot.length, slot.file->alignment());
   ++counters_->requests;
   const unsigned now = ++in_flight_[slot.member];
   if (VolumeCounters* volume = file_->member_counters(slot.member)) {
     volume->requests.fetch_add(1, std::memory_order_relaxed);
     volume->note_submit(now);
   }
-  return ring_.submit_read(slot.file->fd(), slot.buffer.data(), request, slot.file_offset,
+  return ring_.submit_read(slot.file->fd(), slot.buffer.data(), request, slot.file_offset - slot.skip,
                            static_cast<std::uint64_t>(slot_index));
 }
 
@@ -105,24 +127,28 @@ Status SequentialReader::submit(int slot_index, const FileSegment& segment) {
 Status SequentialReader::complete(int slot_index, int os_result, bool from_ring) {
   Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
   const File& file = *slot.file;
-  const std::size_t request = round_up(slot.length, file.alignment());
+  // The request covers [start, start + want) of the file, rounded up to the alignment.
+  const std::size_t want = slot.skip + slot.length;
+  const std::uint64_t start = slot.file_offset - slot.skip;
+  const std::size_t request = round_up(want, file.alignment());
   if (from_ring) --in_flight_[slot.member];
   const long long result =
       from_ring ? fault_injection::adjust(fault_injection::Op::kRead, file.path(), request, os_result) : 0;
   std::size_t done = 0;
-  if (result > 0) done = std::min<std::size_t>(static_cast<std::size_t>(result), slot.length);
+  if (result > 0) done = std::min<std::size_t>(static_cast<std::size_t>(result), want);
   if (result < 0 && result != -EINTR && result != -EAGAIN) {
-    slot.error = errno_status(static_cast<int>(-result), "read", file.path(), static_cast<long long>(slot.file_offset));
-  } else if (done < slot.length) {
+    slot.error = errno_status(static_cast<int>(-result), "read", file.path(), static_cast<long long>(start));
+  } else if (done < want) {
     done = round_down(done, file.alignment());
-    auto rest = file.read_at(slot.file_offset + done, std::span(slot.buffer.data() + done, request - done));
+    auto rest = file.read_at(start + done, std::span(slot.buffer.data() + done, request - done));
     if (!rest) {
       slot.error = rest.status();
-    } else if (done + *rest < slot.length) {
-      std::string where = "unexpected end of file in " + file.path() + " at offset " +
-                          std::to_string(slot.file_offset + done + *rest);
-      if (file_->striped()) where += " (offset " + std::to_string(slot.offset + done + *rest) + " of the striped stream)";
-      slot.error = corruption(where + " (expected data up to offset " + std::to_string(end_) + ")");
+    } else if (done + *rest < want) {
+      std::string where = "unexpected end of file in " + file.path() + " at offset " + std::to_string(start + done + *rest);
+      if (file_->striped()) {
+        where += " (offset " + std::to_string(slot.offset - slot.skip + done + *rest) + " of the striped stream)";
+      }
+      slot.error = corruption(where + " (expected data up to offset " + std::to_string(slot.offset + slot.length) + ")");
     }
   }
   slot.ready = true;
@@ -177,7 +203,8 @@ Expected<std::span<const std::byte>> SequentialReader::next() {
   held_ = slot_index;
   const Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
   returned_ += slot.length;
-  return std::span<const std::byte>(slot.buffer.data(), slot.length);
+  last_offset_ = slot.offset;
+  return std::span<const std::byte>(slot.buffer.data() + slot.skip, slot.length);
 }
 
 }  // namespace edgestream

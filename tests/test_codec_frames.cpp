@@ -249,3 +249,260 @@ TEST_CASE("codec_frames: edge streams drop the weight for programs that never re
 }
 
 }  // namespace edgestream::test
+
+namespace edgestream::test {
+namespace {
+
+// Compressible bytes (runs of a repeated phrase with a pseudo-random byte every 61), so snappy and
+// zlib store most frames compressed, with stored sizes that differ from frame to frame.
+std::vector<std::byte> compressible(std::size_t n) {
+  static const char kPhrase[] = "edgestream frames selected by offset; ";
+  std::vector<std::byte> v(n);
+  std::uint32_t x = 777;
+  for (std::size_t i = 0; i < n; ++i) {
+    x = x * 1103515245U + 12345U;
+    v[i] = i % 61 == 0 ? static_cast<std::byte>(x >> 24) : static_cast<std::byte>(kPhrase[i % (sizeof(kPhrase) - 1)]);
+  }
+  return v;
+}
+
+// Writes `data` with `codec` in frames of `frame` bytes (appends of 1..2999 bytes) keeping the
+// frame offsets; returns the stored length.
+std::uint64_t write_with_offsets(const File& file, const IoOptions& io, const std::vector<std::byte>& data,
+                                 CodecSpec codec, bool checksums, std::size_t frame, std::vector<std::uint64_t>* offsets,
+                                 CodecCounters* counters) {
+  auto writer = FramedWriter::open(file, io, codec, checksums, frame, nullptr);
+  REQUIRE(writer);
+  (*writer)->keep_frame_offsets();
+  FrameScratch scratch;
+  std::uint32_t x = 99;
+  for (std::size_t at = 0; at < data.size();) {
+    x = x * 1103515245U + 12345U;
+    const std::size_t n = std::min<std::size_t>(1 + (x >> 8) % 2999, data.size() - at);
+    REQUIRE((*writer)->append(std::span<const std::byte>(data.data() + at, n), scratch).is_ok());
+    at += n;
+  }
+  REQUIRE((*writer)->finish(scratch).is_ok());
+  *offsets = (*writer)->frame_offsets();
+  *counters = (*writer)->codec_counters();
+  return (*writer)->bytes_stored();
+}
+
+// Reads `extents` through FramedReader; checks every chunk against `data` at raw_offset() and
+// returns the raw offsets of the chunks in order.
+Expected<std::vector<std::uint64_t>> read_selected(const File& file, const IoOptions& io, const std::vector<FrameExtent>& extents,
+                                                   bool framed, std::size_t frame, const std::vector<std::byte>& data) {
+  ES_ASSIGN_OR_RETURN(auto reader, FramedReader::open(file, extents, io, framed, frame, 3, nullptr, nullptr, nullptr));
+  std::vector<std::uint64_t> offsets;
+  for (int guard = 0; guard < 100000; ++guard) {
+    ES_ASSIGN_OR_RETURN(auto chunk, reader->next());
+    if (chunk.empty()) return offsets;
+    const std::uint64_t at = reader->raw_offset();
+    if (at + chunk.size() > data.size() || std::memcmp(chunk.data(), data.data() + at, chunk.size()) != 0) {
+      return internal_error("the chunk of " + std::to_string(chunk.size()) + " bytes at raw offset " + std::to_string(at) +
+                            " is not the data there");
+    }
+    offsets.push_back(at);
+  }
+  return internal_error("next() never reaches the end");
+}
+
+// Frames [first, last) of a stream written with `offsets`: their stored bytes and raw bytes.
+FrameExtent frame_run(const std::vector<std::uint64_t>& offsets, std::uint64_t stored, std::uint64_t raw, std::size_t frame,
+                      std::size_t first, std::size_t last) {
+  return FrameExtent{offsets[first], last < offsets.size() ? offsets[last] : stored, first * frame,
+                     std::min<std::uint64_t>(last * frame, raw)};
+}
+
+}  // namespace
+
+// Runs of whole frames picked by frame_offsets() (none+crc, snappy, zlib, incompressible snappy;
+// direct/buffered x uring/sync) decode to exactly those frames at their raw offsets; an extent whose
+// raw offsets disagree with its frames' headers is corruption naming the file and the frame.
+TEST_CASE("codec_frames: reading selected frame runs by frame_offsets() gives each frame at its raw offset", "[codec_frames]") {
+  TempDir dir;
+  const std::size_t frame = 4096;
+  const auto packable = compressible(20 * frame + 1234);  // 21 frames, the last one short
+  const auto random = pattern(20 * frame + 1234);
+  const std::size_t frames = 21;
+  struct Case {
+    const char* name;
+    CodecSpec codec;
+    const std::vector<std::byte>* data;
+  };
+  // Incompressible snappy input: frames stored raw, then skipped without trying (write_raw_frame).
+  for (const Case& c : {Case{"none+crc", CodecSpec{}, &random}, Case{"snappy", CodecSpec{CodecId::kSnappy, 0}, &packable},
+                        Case{"zlib", CodecSpec{CodecId::kZlib, 1}, &packable},
+                        Case{"snappy, incompressible", CodecSpec{CodecId::kSnappy, 0}, &random}}) {
+    const std::vector<std::byte>& data = *c.data;
+    for (const bool direct : {true, false}) {
+      for (const IoEngine engine : {IoEngine::kUring, IoEngine::kSync}) {
+        INFO(c.name << (direct ? " direct " : " buffered ") << (engine == IoEngine::kUring ? "uring" : "sync"));
+        IoOptions io = small_io();
+        io.direct = direct;
+        io.engine = engine;
+        const fs::path path = dir / "sel";
+        auto file = File::open(path, OpenMode::kCreate, direct);
+        REQUIRE(file);
+        std::vector<std::uint64_t> offsets;
+        CodecCounters counters;
+        const std::uint64_t stored = write_with_offsets(*file, io, data, c.codec, true, frame, &offsets, &counters);
+        REQUIRE(fs::file_size(path) == stored);
+        REQUIRE(offsets.size() == frames);
+        CHECK(offsets[0] == 0);
+        for (std::size_t f = 1; f < frames; ++f) CHECK(offsets[f] > offsets[f - 1]);
+        if (c.data == &packable) CHECK(counters.frames > counters.raw_frames);  // really compressed frames
+        if (c.codec.enabled() && c.data == &random) CHECK(counters.skipped_frames > 0);
+        // The whole stream through the extents overload.
+        auto all = read_selected(*file, io, {frame_run(offsets, stored, data.size(), frame, 0, frames)}, true, frame, data);
+        INFO(all.status().to_string());
+        REQUIRE(all);
+        REQUIRE(all->size() == frames);
+        // Runs of frames: {1,2}, {5}, {7..last}; single first/last frames; adjacent runs; every other frame.
+        const std::vector<std::vector<std::pair<std::size_t, std::size_t>>> selections = {
+            {{1, 3}, {5, 6}, {7, frames}},
+            {{0, 1}},
+            {{frames - 1, frames}},
+            {{2, 4}, {4, 5}, {9, 12}, {12, 13}},
+            {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}, {16, 17}, {18, 19}, {20, 21}},
+            {{3, 18}},
+        };
+        for (const auto& selection : selections) {
+          std::vector<FrameExtent> extents;
+          std::vector<std::uint64_t> want;
+          for (const auto& [first, last] : selection) {
+            extents.push_back(frame_run(offsets, stored, data.size(), frame, first, last));
+            for (std::size_t f = first; f < last; ++f) want.push_back(f * frame);
+          }
+          CAPTURE(extents.size(), extents.front().stored_begin, extents.back().stored_end);
+          auto got = read_selected(*file, io, extents, true, frame, data);
+          INFO(got.status().to_string());
+          REQUIRE(got);
+          CHECK(*got == want);  // exactly the selected frames, in order, each whole
+        }
+        // An extent whose raw_begin is not its first frame's header raw offset is corruption naming the
+        // file and the frame's offset: off by one byte, by one frame, and in the second extent of a list.
+        for (const std::uint64_t shift : {std::uint64_t{1}, std::uint64_t{frame}}) {
+          for (const bool second : {false, true}) {
+            std::vector<FrameExtent> extents = {frame_run(offsets, stored, data.size(), frame, 1, 3),
+                                                frame_run(offsets, stored, data.size(), frame, 5, 6)};
+            FrameExtent& wrong = extents[second ? 1 : 0];
+            wrong.raw_begin += shift;
+            wrong.raw_end += shift;
+            CAPTURE(shift, second);
+            auto got = read_selected(*file, io, extents, true, frame, data);
+            REQUIRE_FALSE(got);
+            CHECK(got.status().code() == StatusCode::kCorruption);
+            CHECK_THAT(got.status().message(), Catch::Contains(path.string()) &&
+                                                   Catch::Contains("at byte offset " + std::to_string(wrong.stored_begin)));
+          }
+        }
+        // A raw_end that does not match what the extent's frames decode to is corruption too.
+        for (const std::int64_t delta : {std::int64_t{-1}, std::int64_t{1}, std::int64_t{frame}}) {
+          FrameExtent e = frame_run(offsets, stored, data.size(), frame, 5, 8);
+          e.raw_end = static_cast<std::uint64_t>(static_cast<std::int64_t>(e.raw_end) + delta);
+          CAPTURE(delta);
+          auto got = read_selected(*file, io, {e, frame_run(offsets, stored, data.size(), frame, 9, 10)}, true, frame, data);
+          REQUIRE_FALSE(got);
+          CHECK(got.status().code() == StatusCode::kCorruption);
+          CHECK_THAT(got.status().message(), Catch::Contains(path.string()));
+        }
+      }
+    }
+  }
+}
+
+// Unframed (none, no checksums): extents are plain byte ranges and raw_offset() is each chunk's
+// file offset, inside one extent.
+TEST_CASE("codec_frames: an unframed stream read by extents gives raw_offset() = the chunk's stored offset", "[codec_frames]") {
+  TempDir dir;
+  const auto data = pattern(100003);
+  for (const bool direct : {true, false}) {
+    for (const IoEngine engine : {IoEngine::kUring, IoEngine::kSync}) {
+      INFO((direct ? "direct " : "buffered ") << (engine == IoEngine::kUring ? "uring" : "sync"));
+      IoOptions io = small_io();
+      io.direct = direct;
+      io.engine = engine;
+      const fs::path path = dir / "raw";
+      auto file = File::open(path, OpenMode::kCreate, direct);
+      REQUIRE(file);
+      std::vector<std::uint64_t> offsets;
+      CodecCounters counters;
+      const std::uint64_t stored = write_with_offsets(*file, io, data, CodecSpec{}, /*checksums=*/false, 4096, &offsets,
+                                                      &counters);
+      REQUIRE(stored == data.size());
+      CHECK(offsets.empty());  // no frames
+      const std::uint64_t n = data.size();
+      const std::vector<std::vector<FrameExtent>> lists = {
+          {{0, n, 0, n}},
+          {{100, 5000, 100, 5000}, {5000, 20000, 5000, 20000}, {30001, 30002, 30001, 30002}, {40000, n, 40000, n}},
+          {{8191, 8193, 8191, 8193}, {12288, 12289, 12288, 12289}, {50001, 90001, 50001, 90001}},
+          {{n - 1, n, n - 1, n}},
+      };
+      for (std::size_t l = 0; l < lists.size(); ++l) {
+        CAPTURE(l);
+        auto reader = FramedReader::open(*file, lists[l], io, false, 4096, 3, nullptr, nullptr, nullptr);
+        REQUIRE(reader);
+        // The chunks come in order, each inside one extent at the raw offset it was stored at.
+        std::vector<std::byte> got;
+        std::vector<std::byte> want;
+        std::size_t extent = 0;
+        std::uint64_t at = lists[l][0].raw_begin;
+        for (const FrameExtent& e : lists[l]) want.insert(want.end(), data.begin() + static_cast<std::ptrdiff_t>(e.raw_begin),
+                                                          data.begin() + static_cast<std::ptrdiff_t>(e.raw_end));
+        for (int guard = 0; guard < 100000; ++guard) {
+          auto chunk = (*reader)->next();
+          INFO(chunk.status().to_string());
+          REQUIRE(chunk);
+          if (chunk->empty()) break;
+          if (at == lists[l][extent].raw_end) {
+            REQUIRE(extent + 1 < lists[l].size());  // not a chunk after the last extent
+            at = lists[l][++extent].raw_begin;
+          }
+          REQUIRE((*reader)->raw_offset() == at);
+          REQUIRE(at + chunk->size() <= lists[l][extent].raw_end);
+          REQUIRE(std::memcmp(chunk->data(), data.data() + at, chunk->size()) == 0);
+          got.insert(got.end(), chunk->begin(), chunk->end());
+          at += chunk->size();
+        }
+        CHECK(got == want);
+      }
+    }
+  }
+}
+
+// frame_offsets() holds only the frames written since restart(), from stored offset 0 again, and
+// selected frames of the rewritten stream read back by them.
+TEST_CASE("codec_frames: frame_offsets() start again after restart()", "[codec_frames]") {
+  TempDir dir;
+  const std::size_t frame = 4096;
+  const fs::path path = dir / "again";
+  auto file = File::open(path, OpenMode::kCreate, true);
+  REQUIRE(file);
+  auto writer = FramedWriter::open(*file, small_io(), CodecSpec{CodecId::kZlib, 1}, true, frame, nullptr);
+  REQUIRE(writer);
+  (*writer)->keep_frame_offsets();
+  FrameScratch scratch;
+  const auto first = pattern(12 * frame);
+  REQUIRE((*writer)->append(first, scratch).is_ok());
+  REQUIRE((*writer)->finish(scratch).is_ok());
+  CHECK((*writer)->frame_offsets().size() == 12);
+  (*writer)->restart();
+  CHECK((*writer)->frame_offsets().empty());
+  const auto second = compressible(5 * frame + 10);
+  REQUIRE((*writer)->append(second, scratch).is_ok());
+  REQUIRE((*writer)->finish(scratch).is_ok());
+  const std::vector<std::uint64_t> offsets = (*writer)->frame_offsets();
+  REQUIRE(offsets.size() == 6);
+  CHECK(offsets[0] == 0);
+  const std::uint64_t stored = (*writer)->bytes_stored();
+  CHECK(fs::file_size(path) == stored);
+  auto got = read_selected(*file, small_io(), {frame_run(offsets, stored, second.size(), frame, 1, 2),
+                                               frame_run(offsets, stored, second.size(), frame, 3, 6)},
+                           true, frame, second);
+  INFO(got.status().to_string());
+  REQUIRE(got);
+  CHECK(*got == std::vector<std::uint64_t>{frame, 3 * frame, 4 * frame, 5 * frame});
+}
+
+}  // namespace edgestream::test

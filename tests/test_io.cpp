@@ -991,3 +991,157 @@ TEST_CASE("Opening read-only never modifies the file; kReadWrite keeps and kCrea
     REQUIRE(*created.size() == 0);  // truncated
   }
 }
+
+namespace {
+
+// Streams `extents` through a SequentialReader, checking every chunk: at most read_chunk bytes,
+// inside one extent, offset() where the concatenation says it starts, remaining() counting down to
+// 0. Returns the concatenated bytes.
+Expected<std::vector<std::byte>> read_extents(const File& file, const std::vector<ByteExtent>& extents,
+                                              const IoOptions& options, IoCounters* counters = nullptr) {
+  ES_ASSIGN_OR_RETURN(auto reader, SequentialReader::open(file, extents, options, counters));
+  std::uint64_t total = 0;
+  for (const ByteExtent& e : extents) total += e.end - e.begin;
+  if (reader->remaining() != total) return internal_error("remaining() before the first chunk is wrong");
+  std::vector<std::byte> out;
+  std::size_t extent = 0;      // the extent the next expected byte lies in
+  std::uint64_t at = extents.empty() ? 0 : extents[0].begin;  // the file offset of that byte
+  for (int guard = 0;; ++guard) {
+    if (guard > 100000) return internal_error("next() never reaches the end");
+    ES_ASSIGN_OR_RETURN(std::span<const std::byte> chunk, reader->next());
+    if (chunk.empty()) break;
+    if (extent < extents.size() && at == extents[extent].end && ++extent < extents.size()) at = extents[extent].begin;
+    if (extent >= extents.size()) return internal_error("a chunk after the last extent");
+    if (chunk.size() > options.read_chunk) return internal_error("a chunk is larger than read_chunk");
+    if (reader->offset() != at) {
+      return internal_error("offset() is " + std::to_string(reader->offset()) + ", expected " + std::to_string(at));
+    }
+    if (at + chunk.size() > extents[extent].end) {
+      return internal_error("the chunk at " + std::to_string(at) + " of " + std::to_string(chunk.size()) +
+                            " bytes crosses the end of its extent " + std::to_string(extents[extent].end));
+    }
+    out.insert(out.end(), chunk.begin(), chunk.end());
+    at += chunk.size();
+    if (reader->remaining() != total - out.size()) return internal_error("remaining() is wrong");
+  }
+  if (out.size() != total || reader->remaining() != 0) return internal_error("the stream ended early");
+  ES_ASSIGN_OR_RETURN(std::span<const std::byte> again, reader->next());
+  if (!again.empty()) return internal_error("next() returned data after the end");
+  return out;
+}
+
+std::vector<std::byte> extent_bytes(const std::vector<std::byte>& data, const std::vector<ByteExtent>& extents) {
+  std::vector<std::byte> out;
+  for (const ByteExtent& e : extents) {
+    out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(e.begin), data.begin() + static_cast<std::ptrdiff_t>(e.end));
+  }
+  return out;
+}
+
+}  // namespace
+
+// Extent lists (fixed and random) over direct/buffered x uring/sync x chunk x depth give exactly
+// the selected bytes, each chunk inside one extent at offset(), and count every byte read.
+TEST_CASE("SequentialReader over extent lists: unaligned, short, long, adjacent and to the end of file", "[io]") {
+  warn_if_no_uring();
+  TempDir dir;
+  const auto path = dir / "extents.bin";
+  const std::uint64_t size = 300007;
+  const auto data = random_bytes(size, 80);
+  spit(path, data);
+  std::vector<std::vector<ByteExtent>> lists = {
+      // Unaligned begins and ends, a one-byte extent adjacent to the one before, a two-byte one across
+      // a block edge, one spanning many chunks, adjacent ones, and the last reaching the end of file.
+      {{100, 5000}, {5000, 5001}, {8191, 8193}, {12288, 70000}, {70001, 150000}, {150000, 150001}, {299000, size}},
+      {{0, size}},
+      {{4095, 4097}},
+      {{size - 1, size}},
+      {{4096, 8192}, {16384, 16385}, {20480, 20480 + 3 * 16384}},  // aligned ones
+      {{1, 2}, {2, 3}, {3, 4096 * 3 + 1}, {4096 * 3 + 1, 4096 * 9 - 1}},  // a chain of adjacent extents
+      {},  // no extents: an empty stream
+  };
+  // Random lists: up to 25 extents of 1 byte to ~70 KiB with gaps of 0 (adjacent) to ~12 KiB.
+  std::mt19937_64 rng(81);
+  for (int r = 0; r < 4; ++r) {
+    std::vector<ByteExtent> list;
+    std::uint64_t at = rng() % 5000;
+    for (int i = 0; i < 25 && at < size; ++i) {
+      const std::uint64_t len = rng() % 3 == 0 ? 1 + rng() % 300 : 1 + rng() % 70000;
+      const std::uint64_t end = std::min(size, at + len);
+      list.push_back({at, end});
+      at = end + (rng() % 2 == 0 ? 0 : rng() % 12000);
+    }
+    lists.push_back(list);
+  }
+  for (const bool direct : {true, false}) {
+    File file = open_file(path, OpenMode::kReadOnly, direct);
+    REQUIRE(file.use_direct_io() == direct);
+    for (const IoEngine engine : {IoEngine::kUring, IoEngine::kSync}) {
+      for (const std::size_t chunk : {4 * kKiB, 16 * kKiB}) {
+        for (const unsigned depth : {1U, 3U}) {
+          const IoOptions options = make_options(chunk, depth, direct, engine);
+          for (std::size_t l = 0; l < lists.size(); ++l) {
+            CAPTURE(direct, engine_name(engine), chunk, depth, l);
+            IoCounters counters;
+            auto got = read_extents(file, lists[l], options, &counters);
+            INFO(got.status().to_string());
+            REQUIRE(got.has_value());
+            const auto want = extent_bytes(data, lists[l]);
+            require_same_bytes(*got, want);
+            REQUIRE(counters.bytes_read == want.size());
+          }
+        }
+      }
+    }
+  }
+}
+
+// Empty, backwards, overlapping and decreasing extents are kInvalidArgument naming the file; an
+// extent past the end of file is an error naming it (never a short stream or a hang).
+TEST_CASE("SequentialReader rejects bad extent lists and reports extents past the end of file", "[io]") {
+  warn_if_no_uring();
+  TempDir dir;
+  const auto path = dir / "bad-extents.bin";
+  const std::uint64_t size = 50001;
+  const auto data = random_bytes(size, 82);
+  spit(path, data);
+  const std::vector<std::vector<ByteExtent>> bad = {
+      {{10, 10}},                          // empty
+      {{200, 100}},                        // backwards
+      {{0, 100}, {50, 200}},               // overlapping
+      {{0, 100}, {99, 200}},               // overlapping by one byte
+      {{1000, 2000}, {0, 100}},            // decreasing
+      {{0, 100}, {200, 300}, {300, 300}},  // an empty one after good ones
+      {{0, 4096}, {0, 4096}},              // the same twice
+  };
+  // Past the end: partly (crossing EOF), wholly, and after a good extent; unaligned and aligned.
+  const std::vector<std::vector<ByteExtent>> past_eof = {
+      {{size - 100, size + 1}},
+      {{49152, 57344}},
+      {{size + 5000, size + 9000}},
+      {{100, 200}, {300, 40000}, {size - 10, size + 70000}},
+      {{0, size + 100000}},
+  };
+  for (const bool direct : {true, false}) {
+    File file = open_file(path, OpenMode::kReadOnly, direct);
+    for (const IoEngine engine : {IoEngine::kUring, IoEngine::kSync}) {
+      const IoOptions options = make_options(8 * kKiB, 2, direct, engine);
+      for (std::size_t l = 0; l < bad.size(); ++l) {
+        CAPTURE(direct, engine_name(engine), l);
+        auto reader = SequentialReader::open(file, bad[l], options, nullptr);
+        REQUIRE_FALSE(reader.has_value());
+        REQUIRE(reader.status().code() == StatusCode::kInvalidArgument);
+        REQUIRE(contains(reader.status().message(), path.string()));
+      }
+      for (std::size_t l = 0; l < past_eof.size(); ++l) {
+        CAPTURE(direct, engine_name(engine), l);
+        // Either open() refuses it or next() reports it: never a short stream, a crash or a hang.
+        auto got = read_extents(file, past_eof[l], options);
+        REQUIRE_FALSE(got.has_value());
+        INFO(got.status().to_string());
+        REQUIRE(got.status().code() != StatusCode::kInternal);  // not one of read_extents' own checks
+        REQUIRE(contains(got.status().message(), path.string()));
+      }
+    }
+  }
+}
