@@ -98,9 +98,10 @@ po::options_description make_options() {
       ("segment_records", po::value<std::string>(),
        "K > 1: records per segment of the edge streams, each segment grouped by the key its updates go to "
        "(default: the batch size, fewer when the budget asks; 0 = the streams in input order, for comparisons)")
-      ("edges_codec", po::value<std::string>()->default_value("none"),
+      ("edges_codec", po::value<std::string>()->default_value("auto"),
        "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy, delta "
-       "(ids as bit-packed differences: for slow volumes)")
+       "(ids as bit-packed differences: for slow volumes), auto = delta for programs whose scatter reads "
+       "no state (bfs), none for the others")
       ("updates_codec", po::value<std::string>()->default_value("none"),
        "codec of the update streams: none, zlib[:1-9], snappy, delta")
       ("no_scratch_checksums",
@@ -402,6 +403,10 @@ Expected<AlgorithmRequest> build_request(const po::variables_map& vm, std::strin
   for (const auto& [name, spec] : {std::pair<const char*, CodecSpec*>{"edges_codec", &req.engine.edges_codec},
                                    std::pair<const char*, CodecSpec*>{"updates_codec", &req.engine.updates_codec}}) {
     const std::string value = compressed_io && vm[name].defaulted() ? std::string("zlib") : text(vm, name);
+    if (spec == &req.engine.edges_codec && value == "auto") {
+      req.engine.edges_codec_auto = true;  // resolved for the program by the engine (core/engine_options.hpp)
+      continue;
+    }
     ES_ASSIGN_OR_RETURN(*spec, parse_codec(name, value));
   }
   req.engine.scratch_checksums = vm.count("no_scratch_checksums") == 0;

@@ -20,7 +20,7 @@
 # run), COST=1 (0: skip the single-thread baselines), XSTREAM= (X-Stream's benchmark_driver),
 # XSTREAM_BLOCK_MEM=1 (0: X-Stream's out-of-core runs without block_mem), TIMEOUT=3600 (seconds
 # per run), and the budgets MEM_BUDGET=4G, OOC_BUDGET=256M, BIG_OOC_BUDGET=1G, BIG_ALL_BUDGET=96M;
-# CODEC=none (the engine's stream codecs, as benchmarks/sweep --codec takes them:
+# CODEC=auto/none (the engine's defaults: --edges_codec auto --updates_codec none; as benchmarks/sweep --codec takes them:
 # e.g. delta/none = --edges_codec delta --updates_codec none; they matter with K > 1 only);
 # TIMELINE=1 keeps each engine run's --timeline trace in OUT/<workload>/timelines/ (~90 bytes per
 # span: ~20 MB for rmat24 PageRank at 96M; docs/performance.md "Timeline").
@@ -120,7 +120,7 @@ for w in $workloads; do
     timeline=()
     if [ "${TIMELINE:-0}" = 1 ]; then timeline=(--timeline-dir "$out/$w/timelines"); fi
     benchmarks/sweep --out "$out/$w" --volume "work=$work" --graph "$g" --algorithm "$a" --memory "$budget" \
-      --read-chunk "$chunk" --io-depth "$depth" --codec "${CODEC:-none}" --reps "$reps" --threads "$threads" \
+      --read-chunk "$chunk" --io-depth "$depth" --codec "${CODEC:-auto/none}" --reps "$reps" --threads "$threads" \
       --timeout "${TIMEOUT:-3600}" --driver-args "$(driver_args_for "$a")" --probe "work=$probe" "${timeline[@]}"
   done
 done

@@ -7,7 +7,7 @@
 
 namespace edgestream {
 
-BackgroundJobs::BackgroundJobs(std::size_t slots) : busy_(slots, false), thread_([this] { loop(); }) {}
+BackgroundJobs::BackgroundJobs(std::size_t slots, const char* name) : busy_(slots, false), name_(name), thread_([this] { loop(); }) {}
 
 BackgroundJobs::~BackgroundJobs() {
   {
@@ -29,6 +29,11 @@ void BackgroundJobs::submit(std::size_t slot, std::function<Status()> job) {
   changed_.notify_all();
 }
 
+void BackgroundJobs::wait(std::size_t slot) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return !busy_[slot] || stop_; });
+}
+
 Status BackgroundJobs::finish() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return pending_ == 0; });
@@ -36,7 +41,7 @@ Status BackgroundJobs::finish() {
 }
 
 void BackgroundJobs::loop() {
-  timeline::name_thread("background jobs");
+  timeline::name_thread(name_);
   std::unique_lock lock(mutex_);
   for (;;) {
     changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });

@@ -1,8 +1,9 @@
 // BackgroundJobs: one thread that runs queued jobs in order, beside the caller's own work. The
-// split pass (EngineBase::split_input) hands it the flushes of full runs (order by reading vertex,
-// group by key, append), so that they overlap the input's reading and staging instead of stalling
-// them. Each job belongs to a slot (a stream); a slot has at most one job queued or running, and
-// submit() waits for it (back-pressure: the slot's buffer is the one the job works on).
+// split pass (EngineBase::split_input) runs two: one orders full runs (by reading vertex, each
+// segment grouped by key), the other appends ordered runs to their streams, so that both overlap
+// the input's reading and staging, and each other, instead of stalling them. Each job belongs to a
+// slot (a stream, or a run buffer); a slot has at most one job queued or running, and submit()
+// waits for it (back-pressure: the slot's buffer is the one the job works on).
 #pragma once
 
 #include <condition_variable>
@@ -19,8 +20,8 @@ namespace edgestream {
 
 class BackgroundJobs {
  public:
-  /// A thread for jobs of `slots` slots.
-  explicit BackgroundJobs(std::size_t slots);
+  /// A thread for jobs of `slots` slots, named `name` in the --timeline trace.
+  BackgroundJobs(std::size_t slots, const char* name);
   /// Drops the queued jobs, waits for the running one, joins the thread.
   ~BackgroundJobs();
   BackgroundJobs(const BackgroundJobs&) = delete;
@@ -29,6 +30,8 @@ class BackgroundJobs {
   /// Queues `job` for `slot` (< slots), once the slot's previous job has finished. Any thread may
   /// call it. After a job failed, later jobs are not run.
   void submit(std::size_t slot, std::function<Status()> job);
+  /// Waits until `slot` has no job queued or running (its buffer is the caller's again).
+  void wait(std::size_t slot);
   /// Waits until every queued job has finished; returns the first failure, if any.
   Status finish();
 
@@ -46,6 +49,7 @@ class BackgroundJobs {
   std::size_t pending_ = 0;          // jobs queued or running
   bool stop_ = false;
   Status error_;
+  const char* name_;
   std::thread thread_;               // last: starts once the members above exist
 };
 

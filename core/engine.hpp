@@ -104,7 +104,20 @@ class Engine : private EngineBase {
   static_assert(sizeof(Entry) == sizeof(VertexId) + sizeof(Update), "an update must pack without padding");
 
   Engine(GraphInfo graph, EngineOptions options, P program)
-      : EngineBase(std::move(graph), std::move(options), program_traits()), program_(std::move(program)) {}
+      : EngineBase(std::move(graph), with_edges_codec(std::move(options)), program_traits()), program_(std::move(program)) {}
+
+  /// `options` with --edges_codec auto resolved for P: delta when P's keyed scatter tests a bit per
+  /// record and reads no state (kStreamBitScatter: bfs), so that the edge bytes bound its
+  /// supersteps (rmat24 bfs at 96M: 15.6 -> 14.1 s, median of 6 pairs, docs/performance.md, session 50), none
+  /// otherwise (the others read a state per active record, and delta's CPU cost PageRank 8% and
+  /// cc 2% on the local disk, session 48). Options without edges_codec_auto come back as they are.
+  static EngineOptions with_edges_codec(EngineOptions options) {
+    if (options.edges_codec_auto) {
+      options.edges_codec = kStreamBitScatter ? CodecSpec{CodecId::kDelta, 0} : CodecSpec{};
+      options.edges_codec_auto = false;
+    }
+    return options;
+  }
 
   /// Runs the program to completion and hands the final states to `visit`. Scratch files are
   /// removed before returning, whatever the outcome.

@@ -327,23 +327,37 @@ Status EngineBase::split_input() {
     (reverse ? redge_index_ : edge_index_)[i % K_].add_segment(ends, first_reader, last_reader);
     return std::span<const std::byte>(grouped, n * stream_rs);
   };
-  // The flushes' thread (one at a time, each stream's in order), and a flush: the n records of
-  // stream i's run `side` ordered and appended segment by segment.
-  std::optional<BackgroundJobs> flusher;
-  if (runs) flusher.emplace(streams);
+  // A flush of the n records of stream i's run `side`, in two stages on two threads (each in
+  // order, so each stream's runs are ordered and appended in turn): the orderer orders the run
+  // (order_run: its segments are then whole, S records but the last) and indexes its segments, then
+  // hands it to the appender, which appends it to the stream's writer. The orderer orders the next
+  // run while the appender copies and waits for writes (one thread doing both was busy for the
+  // whole split, 1.8 of rmat24 bfs's 4.9 s waiting for writes: docs/performance.md, session 50).
+  // Run buffer (i, side) is slot 2i + side of the appender: the stream refills it once that is free.
+  // (The orderer is destroyed first: a job of its own may wait in the appender's submit.)
+  std::optional<BackgroundJobs> appender;
+  std::optional<BackgroundJobs> orderer;
+  if (runs) {
+    appender.emplace(2 * streams, "run appender");
+    orderer.emplace(streams, "run orderer");
+  }
   auto submit_flush = [&](std::uint64_t i, unsigned side, std::uint64_t n) {
-    flusher->submit(i, [&, i, side, n]() -> Status {
-      const timeline::Span span("flush run", "split", static_cast<std::int64_t>(i));
-      const std::uint64_t segments = (n + S - 1) / S;
+    orderer->submit(i, [&, i, side, n]() -> Status {
       std::byte* const in = run_of(i, side);
-      order_run(in, n, stream_rs, i >= K_ ? 0 : sizeof(VertexId), stream_keys[i], S, ordered,
-                std::span(flush_ends).first(segments * keys_), std::span(flush_readers).first(segments));
-      KeyedStreamIndex& index = (i >= K_ ? redge_index_ : edge_index_)[i % K_];
-      for (std::uint64_t g = 0; g < segments; ++g) {
-        const std::span<const std::uint32_t> ends = std::span(flush_ends).subspan(g * keys_, keys_);
-        index.add_segment(ends, flush_readers[g].first, flush_readers[g].second);
-        ES_RETURN_IF_ERROR(writer_of(i).append(std::span<const std::byte>(in + g * S * stream_rs, ends.back() * stream_rs), flush_scratch));
+      {
+        const timeline::Span span("order run", "split", static_cast<std::int64_t>(i));
+        const std::uint64_t segments = (n + S - 1) / S;
+        order_run(in, n, stream_rs, i >= K_ ? 0 : sizeof(VertexId), stream_keys[i], S, ordered,
+                  std::span(flush_ends).first(segments * keys_), std::span(flush_readers).first(segments));
+        KeyedStreamIndex& index = (i >= K_ ? redge_index_ : edge_index_)[i % K_];
+        for (std::uint64_t g = 0; g < segments; ++g) {
+          index.add_segment(std::span(flush_ends).subspan(g * keys_, keys_), flush_readers[g].first, flush_readers[g].second);
+        }
       }
+      appender->submit(2 * i + side, [&, i, in, n]() -> Status {
+        const timeline::Span span("append run", "split", static_cast<std::int64_t>(i));
+        return writer_of(i).append(std::span<const std::byte>(in, n * stream_rs), flush_scratch);
+      });
       return Status::ok();
     });
   };
@@ -489,6 +503,9 @@ Status EngineBase::split_input() {
         if (runs) {  // flushed in the background; this stream fills its other run meanwhile
           submit_flush(i, run_side[i], run_records);
           run_side[i] ^= 1U;
+          // submit_flush returned once the other run was ordered (the orderer's slot was free):
+          // that run is the stream's again once appended.
+          appender->wait(2 * i + run_side[i]);
           continue;
         }
         Status status = writer.append(group(i, segment_of(i), S, sorted, task_ends[t]), scratch);
@@ -541,8 +558,10 @@ Status EngineBase::split_input() {
       for (std::uint64_t i = 0; i < streams; ++i) {
         if (segment_fill[task_of(i)][i] > 0) submit_flush(i, run_side[i], segment_fill[task_of(i)][i]);
       }
-      ES_RETURN_IF_ERROR(flusher->finish());
-      flusher.reset();
+      ES_RETURN_IF_ERROR(orderer->finish());  // every append submitted
+      orderer.reset();
+      ES_RETURN_IF_ERROR(appender->finish());
+      appender.reset();
     }
   }
   edge_frame_bytes_ = frame_bytes;

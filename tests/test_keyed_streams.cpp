@@ -158,7 +158,7 @@ TEST_CASE("keyed segments: by_other orders each key's records by their other ver
 
 TEST_CASE("background jobs (the split's run flushes): in order per slot, one at a time, errors stop the rest", "[keyed_streams]") {
   {  // two threads submit to their own slots; each slot's jobs run in submission order
-    BackgroundJobs jobs(2);
+    BackgroundJobs jobs(2, "test jobs");
     std::vector<int> done[2];
     std::atomic<int> running{0};
     std::atomic<int> most{0};
@@ -183,7 +183,7 @@ TEST_CASE("background jobs (the split's run flushes): in order per slot, one at 
     CHECK(most.load() == 1);  // one job at a time
   }
   {  // a slot's next job waits for its previous one (the caller refills that slot's buffer)
-    BackgroundJobs jobs(1);
+    BackgroundJobs jobs(1, "test jobs");
     std::atomic<bool> first_done{false};
     jobs.submit(0, [&]() {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -194,8 +194,28 @@ TEST_CASE("background jobs (the split's run flushes): in order per slot, one at 
     CHECK(first_done.load());  // submit returned only once the first had finished
     CHECK(jobs.finish().is_ok());
   }
+  {  // wait(slot) returns once that slot's job has finished, whatever the other slots hold
+    BackgroundJobs jobs(2, "test jobs");
+    std::atomic<bool> slot0_done{false};
+    std::atomic<bool> release{false};
+    jobs.submit(0, [&]() {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      slot0_done = true;
+      return Status::ok();
+    });
+    jobs.submit(1, [&]() {  // runs after slot 0's, until released
+      while (!release.load()) std::this_thread::yield();
+      return Status::ok();
+    });
+    jobs.wait(0);
+    CHECK(slot0_done.load());
+    release = true;
+    jobs.wait(1);
+    jobs.wait(1);  // an idle slot: returns at once
+    CHECK(jobs.finish().is_ok());
+  }
   {  // the first failure is reported; the jobs after it do not run
-    BackgroundJobs jobs(3);
+    BackgroundJobs jobs(3, "test jobs");
     std::atomic<int> ran{0};
     jobs.submit(0, [&]() {
       ++ran;
@@ -215,7 +235,7 @@ TEST_CASE("background jobs (the split's run flushes): in order per slot, one at 
   {  // destroyed with jobs queued (an error return of the split): no hang, the queued ones dropped
     std::atomic<int> ran{0};
     {
-      BackgroundJobs jobs(4);
+      BackgroundJobs jobs(4, "test jobs");
       for (std::size_t slot = 0; slot < 4; ++slot) {
         jobs.submit(slot, [&]() {
           std::this_thread::sleep_for(std::chrono::milliseconds(20));
