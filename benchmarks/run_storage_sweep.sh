@@ -7,7 +7,8 @@
 #   benchmarks/run_storage_sweep.sh [OUT_DIR]          (default sweep-out)
 #
 # Environment (defaults): SCALE=18 (RMAT scale; 2^SCALE vertices, 16x edges), ITERS=5,
-# VOLUMES="local throttled" (any of: local, throttled, sshfs), CHUNKS=1M,16M, CODECS=none,snappy,
+# VOLUMES="local throttled" (any of: local, throttled, sshfs), CHUNKS=1M,16M,
+# CODECS=none,snappy,delta/snappy (edges/updates: delta edge streams are the network presets' choice),
 # DEPTH=4, REPS=3, MEMORY=512M, PARTITIONS=4 (-k: forces out-of-core streams on the volume),
 # THROTTLE_PROFILE=cloud (scripts/volumes.sh: hdd 150/150, cloud 60/60, issue4 100/50 MB/s).
 set -euo pipefail
@@ -57,7 +58,7 @@ fi
 [ ${#vol_args[@]} -gt 0 ] || { echo "run_storage_sweep: no volume to sweep" >&2; exit 1; }
 
 benchmarks/sweep --out "$out" "${vol_args[@]}" --graph "$PWD/$graph" --algorithm pagerank \
-  --read-chunk "${CHUNKS:-1M,16M}" --io-depth "${DEPTH:-4}" --codec "${CODECS:-none,snappy}" \
+  --read-chunk "${CHUNKS:-1M,16M}" --io-depth "${DEPTH:-4}" --codec "${CODECS:-none,snappy,delta/snappy}" \
   --memory "${MEMORY:-512M}" --reps "${REPS:-3}" \
   --driver-args "--pagerank::niters ${ITERS:-5} -k ${PARTITIONS:-4} --no_edge_cache" \
   --probe-volumes --probe-file-size 256M --probe-seconds 1 --plot

@@ -19,7 +19,8 @@
 #
 # Environment (defaults): ES_VOL_ROOT=/work/vol, ES_LOOP_SIZE=6G (sparse image file),
 # ES_THROTTLE_PROFILE=hdd (hdd = 150/150 MB/s, cloud = 60/60 MB/s, issue4 = 100/50 MB/s, none),
-# ES_READ_MBPS / ES_WRITE_MBPS override the profile, ES_SSH_PORT=2222.
+# ES_READ_MBPS / ES_WRITE_MBPS override the profile (setup keeps the limits an existing group has
+# unless one of these three is set), ES_SSH_PORT=2222.
 # MB = 10^6 bytes here, as in fio's and dd's MB/s.
 #
 # Our sshd runs with its own config, host key, authorized key and pid file under $ES_VOL_ROOT/ssh,
@@ -117,7 +118,14 @@ setup_loop() {
     fi
   fi
   chmod 1777 "$LOOP_MNT"
-  read -r r w < <(profile_rates)
+  # A group set up before keeps its limits (`throttle` changed them, or a sweep runs under them)
+  # unless a profile or rate is asked for: `setup all` from the tests once reset 250 to 150 MB/s.
+  local rates_file="$ROOT/throttle.rates.$CGROUP_NAME"
+  if [ -z "${ES_THROTTLE_PROFILE:-}${ES_READ_MBPS:-}${ES_WRITE_MBPS:-}" ] && [ -d "$CGROUP" ] && [ -s "$rates_file" ]; then
+    read -r r w <"$rates_file"
+  else
+    read -r r w < <(profile_rates)
+  fi
   apply_throttle "$dev" "$r" "$w"
   say "loop volume: $LOOP_MNT on $dev (image $IMG)"
 }
