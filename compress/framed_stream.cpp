@@ -81,6 +81,42 @@ Status FramedWriter::write_raw_frame() {
   return Status::ok();
 }
 
+Expected<std::size_t> FramedWriter::encode_into(std::span<const std::byte> raw, std::uint64_t raw_offset,
+                                                std::span<std::byte> out) {
+  const bool try_codec = codec_->id() != CodecId::kNone && skip_left_ == 0;
+  if (codec_->id() != CodecId::kNone && !try_codec) {
+    --skip_left_;
+    ++counters_.skipped_frames;
+  }
+  const std::uint64_t start = thread_cpu_ns();
+  std::size_t size = kFrameHeaderBytes + raw.size();
+  CodecId stored_as = CodecId::kNone;
+  if (try_codec) {
+    FrameHeader header;
+    ES_ASSIGN_OR_RETURN(size, encode_frame(*codec_, raw, raw_offset, out, &header));
+    stored_as = header.codec;
+    counters_.compress_ns += thread_cpu_ns() - start;
+  } else {
+    ES_RETURN_IF_ERROR(encode_raw_frame_header(raw, raw_offset, out.first<kFrameHeaderBytes>()));
+    counters_.compress_ns += thread_cpu_ns() - start;
+    std::memcpy(out.data() + kFrameHeaderBytes, raw.data(), raw.size());
+  }
+  counters_.raw_bytes += raw.size();
+  counters_.stored_bytes += size;
+  ++counters_.frames;
+  if (stored_as == CodecId::kNone) {
+    ++counters_.raw_frames;
+    if (try_codec && ++raw_streak_ >= kRawStreak) {  // it does not compress: stop trying for a while
+      skip_left_ = skip_;
+      skip_ = std::min(skip_ * 2, kMaxSkip);
+    }
+  } else {
+    raw_streak_ = 0;
+    skip_ = kFirstSkip;
+  }
+  return size;
+}
+
 Status FramedWriter::flush_frame(FrameScratch& scratch) {
   if (fill_ == 0) return Status::ok();
   if (codec_->id() == CodecId::kNone) return write_raw_frame();
@@ -91,33 +127,61 @@ Status FramedWriter::flush_frame(FrameScratch& scratch) {
   }
   const std::size_t need = max_frame_bytes(*codec_, frame_bytes_);
   if (scratch.bytes.size() < need) scratch.bytes = AlignedBuffer(need);
-  const std::uint64_t start = thread_cpu_ns();
-  FrameHeader header;
-  auto frame = encode_frame(*codec_, std::span<const std::byte>(raw_.data(), fill_), appended_ - fill_,
-                            std::span<std::byte>(scratch.bytes.data(), scratch.bytes.size()), &header);
-  counters_.compress_ns += thread_cpu_ns() - start;
+  auto frame = encode_into(std::span<const std::byte>(raw_.data(), fill_), appended_ - fill_,
+                           std::span<std::byte>(scratch.bytes.data(), scratch.bytes.size()));
   if (!frame) {
     error_ = frame.status();
     return error_;
-  }
-  counters_.raw_bytes += fill_;
-  counters_.stored_bytes += *frame;
-  ++counters_.frames;
-  if (header.codec == CodecId::kNone) {
-    ++counters_.raw_frames;
-    if (++raw_streak_ >= kRawStreak) {  // it does not compress: stop trying for a while
-      skip_left_ = skip_;
-      skip_ = std::min(skip_ * 2, kMaxSkip);
-    }
-  } else {
-    raw_streak_ = 0;
-    skip_ = kFirstSkip;
   }
   fill_ = 0;
   if (keep_offsets_) frame_offsets_.push_back(writer_->bytes_appended());
   Status status = writer_->append(std::span<const std::byte>(scratch.bytes.data(), *frame));
   if (!status.is_ok()) error_ = status;
   return status;
+}
+
+std::size_t FramedWriter::through_room_bytes(std::size_t raw) const {
+  if (!framed_) return 0;
+  return kIoAlignment + raw / frame_bytes_ * (frame_bytes_ + kFrameHeaderBytes) + max_frame_bytes(*codec_, frame_bytes_);
+}
+
+Status FramedWriter::append_through(std::span<std::byte> data, std::span<std::byte> room, FrameScratch& scratch,
+                                    std::size_t request, unsigned in_flight) {
+  ES_RETURN_IF_ERROR(error_);
+  if (!framed_) {
+    Status status = writer_->write_through(data, 0, data.size(), request, in_flight);
+    if (!status.is_ok()) error_ = status;
+    return status;
+  }
+  const std::size_t whole = fill_ == 0 ? data.size() / frame_bytes_ * frame_bytes_ : 0;
+  const std::size_t pending = writer_->pending_bytes();
+  if (whole == 0 || pending >= kIoAlignment || room.size() < through_room_bytes(data.size()) ||
+      !writer_->through_begin(room, pending, request, in_flight)) {
+    return append(data, scratch);
+  }
+  // Frame after frame into the room after the writer's pending bytes, each written as soon as its
+  // requests fill (SequentialWriter::through_add) while the next is encoded.
+  const std::uint64_t stored = writer_->bytes_appended();  // counts the pending bytes
+  std::size_t at = pending;
+  Status status;
+  for (std::size_t f = 0; f < whole && status.is_ok(); f += frame_bytes_) {
+    if (keep_offsets_) frame_offsets_.push_back(stored + (at - pending));
+    auto size = encode_into(data.subspan(f, frame_bytes_), appended_, room.subspan(at));
+    if (!size) {
+      status = size.status();
+      break;
+    }
+    appended_ += frame_bytes_;
+    at += *size;
+    status = writer_->through_add(*size);
+  }
+  Status ended = writer_->through_end();
+  if (status.is_ok()) status = ended;
+  if (!status.is_ok()) {
+    error_ = status;
+    return status;
+  }
+  return append(data.subspan(whole), scratch);
 }
 
 Status FramedWriter::finish(FrameScratch& scratch) {

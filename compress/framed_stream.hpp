@@ -64,6 +64,20 @@ class FramedWriter {
     }
     return append_slow(data, scratch);
   }
+  /// Appends `data` as append() does, and writes it before it returns, in large, deep requests
+  /// straight from memory (SequentialWriter::through_begin/through_add/through_end: `request`
+  /// bytes each, `in_flight` at once). An unframed stream writes `data` where it is (the fast path
+  /// needs it aligned, and fewer than a block pending); a framed one encodes its whole frames into
+  /// `room` (through_room_bytes(data.size()) bytes, aligned), each written while the next is
+  /// encoded, and buffers the rest of a frame as append() does. Falls back to append() when a frame
+  /// is partly filled, a block or more is pending in the writer, or the room is too small. The
+  /// stream's bytes, frame offsets and counters are the same either way; `data` and `room` are the
+  /// caller's again on return.
+  Status append_through(std::span<std::byte> data, std::span<std::byte> room, FrameScratch& scratch, std::size_t request,
+                        unsigned in_flight);
+  /// The room append_through needs for `raw` bytes (0 unframed): the writer's pending bytes (fewer
+  /// than a block), every whole frame at its largest, and a frame's compression bound.
+  std::size_t through_room_bytes(std::size_t raw) const;
   /// Frames what is buffered, writes everything and sets the file length (SequentialWriter::finish).
   Status finish(FrameScratch& scratch);
   /// After finish(): starts again at offset 0.
@@ -86,6 +100,11 @@ class FramedWriter {
   FramedWriter() = default;
   Status append_slow(std::span<const std::byte> data, FrameScratch& scratch);
   Status flush_frame(FrameScratch& scratch);
+  // Encodes `raw` (one frame's bytes, from raw offset `raw_offset` of the stream) into `out` (at
+  // least max_frame_bytes of the codec for frame_bytes_) as a frame: stored raw when the codec is
+  // none, while tries are skipped, or when compressing does not pay (flush_frame's rules); counts
+  // it. Returns the frame's size.
+  Expected<std::size_t> encode_into(std::span<const std::byte> raw, std::uint64_t raw_offset, std::span<std::byte> out);
 
   std::unique_ptr<SequentialWriter> writer_;
   std::unique_ptr<Codec> codec_;

@@ -75,6 +75,12 @@ constexpr std::size_t kSplitSharesPerTask = 2;
 // The split's runs ordered by reading vertex hold at most this many records (order_run's counters
 // are 32-bit).
 constexpr std::uint64_t kMaxRunRecords = std::uint64_t{1} << 31;
+// ... and are written from memory in requests of this size, this many at once, whatever the plan's
+// write chunk and depth (FramedWriter::append_through): rmat24-sym cc at 96M wrote its runs in
+// 1 MiB x 2 and waited 12-14 s for them, 4-6 s so (docs/performance.md, session 52; fio on this
+// VM class: 0.73 GB/s at 1 MiB x 2, 1.4 GB/s at 4 MiB x 4).
+constexpr std::size_t kRunWriteRequest = std::size_t{4} << 20;
+constexpr unsigned kRunWritesInFlight = 4;
 
 // The input held fewer records than its graph description gives.
 Status input_ended_early(const std::string& input_name, std::uint64_t seen_bytes, std::uint64_t expected_bytes) {
@@ -238,8 +244,22 @@ Status EngineBase::split_input() {
   const EdgeFileType stream_type = program_edge_type();
   const std::size_t stream_rs = edge_record_size(stream_type);
   // Frames of whole records (write_chunk is a multiple of 8, not of 12), so that the delta codec
-  // sees every frame's words in their places; it is told the records' size.
-  const std::size_t frame_bytes = plan_.io.write_chunk / stream_rs * stream_rs;
+  // sees every frame's words in their places; it is told the records' size. Keyed streams of
+  // programs with active() (runs, below): frames of whole segments, or segments of whole frames,
+  // so that runs of whole segments are runs of whole frames too (each written from the room), as
+  // long as that leaves frames of at least half the write chunk (the memory plan counts the frame
+  // offsets of frames that small).
+  std::uint64_t frame_records = plan_.io.write_chunk / stream_rs;
+  if (const std::uint64_t S = plan_.segment_records; S > 0 && traits_.stream_active_bits) {
+    std::uint64_t whole = frame_records / S * S;
+    if (frame_records < S) {
+      std::uint64_t parts = (S + frame_records - 1) / frame_records;
+      while (S % parts != 0) ++parts;
+      whole = S / parts;
+    }
+    if (2 * whole >= frame_records) frame_records = whole;
+  }
+  const std::size_t frame_bytes = frame_records * stream_rs;
   const CodecSpec codec = for_records(options_.edges_codec, stream_rs);
   std::vector<IoCounters> counters(K_);
   std::vector<std::unique_ptr<FramedWriter>> writers;
@@ -290,12 +310,25 @@ Status EngineBase::split_input() {
   // A stream's full run is flushed (ordered, grouped, appended) by a background thread while the
   // stream fills its other run: rmat's partition 0 takes most records, and its flushes in the
   // parallel steps (18 ms each at rmat24) left the other worker and the device idle.
+  // A full run is written from memory (FramedWriter::append_through: requests of kRunWriteRequest,
+  // kRunWritesInFlight at once, no copy), as it is when unframed; a framed stream's frames are
+  // encoded into a room of their own first (a run's size and the frames' headers, after the
+  // ordered run).
   const std::uint64_t segment_bytes = S * stream_rs;
   std::uint64_t run_records = S;
+  std::uint64_t through_room = 0;
   if (keyed && traits_.stream_active_bits) {
-    const std::uint64_t per_run = state_.size() / stream_rs / (2 * streams + 1);
-    const std::uint64_t run = std::min<std::uint64_t>(per_run / S * S, kMaxRunRecords / S * S);
-    if (run >= 2 * S) run_records = run;
+    const bool framed = writers.front()->framed();
+    const std::uint64_t per_run = state_.size() / stream_rs / (2 * streams + 1 + (framed ? 1 : 0));
+    // Runs of whole frames too, so that every run but the last is written from the room.
+    const std::uint64_t unit = std::max<std::uint64_t>(S, frame_records);
+    std::uint64_t run = std::min<std::uint64_t>(per_run / unit * unit, kMaxRunRecords / unit * unit);
+    const auto room_of = [&](std::uint64_t records) { return framed ? writers.front()->through_room_bytes(records * stream_rs) : 0; };
+    while (run >= 2 * S && (2 * streams + 1) * run * stream_rs + room_of(run) > state_.size()) run -= unit;
+    if (run >= 2 * S) {
+      run_records = run;
+      through_room = room_of(run);
+    }
   }
   const bool runs = run_records > S;
   AlignedBuffer own_segments;
@@ -308,6 +341,8 @@ Status EngineBase::split_input() {
   auto segment_of = [&](std::uint64_t i) { return runs ? run_of(i, run_side[i]) : segment_memory + i * segment_bytes; };
   auto sorted_of = [&](std::size_t t) { return segment_memory + (streams + t) * segment_bytes; };
   std::byte* const ordered = segment_memory + 2 * streams * run_bytes;
+  const std::span<std::byte> append_room =
+      runs ? std::span<std::byte>(segment_memory + (2 * streams + 1) * run_bytes, through_room) : std::span<std::byte>();
   const std::uint64_t run_segments = runs ? run_records / S : 0;
   std::vector<std::uint32_t> flush_ends(runs ? run_segments * keys_ : 0);
   std::vector<std::pair<VertexId, VertexId>> flush_readers(runs ? run_segments : 0);
@@ -356,7 +391,8 @@ Status EngineBase::split_input() {
       }
       appender->submit(2 * i + side, [&, i, in, n]() -> Status {
         const timeline::Span span("append run", "split", static_cast<std::int64_t>(i));
-        return writer_of(i).append(std::span<const std::byte>(in, n * stream_rs), flush_scratch);
+        return writer_of(i).append_through(std::span<std::byte>(in, n * stream_rs), append_room, flush_scratch,
+                                           kRunWriteRequest, kRunWritesInFlight);
       });
       return Status::ok();
     });

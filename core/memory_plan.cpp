@@ -156,8 +156,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
     const std::uint64_t streams = partitions * input.split_streams;
     const std::uint64_t keys = cache_partitions + partitions;
     // + each segment's reading-vertex range; + each frame's stored offset (edge writers keep them,
-    // in vectors that may double: frames of at least kMinWriteChunk).
-    const std::uint64_t frames = records * input.stream_record_bytes / kMinWriteChunk + streams;
+    // in vectors that may double: frames of at least half of kMinWriteChunk, EngineBase::split_input).
+    const std::uint64_t frames = records * input.stream_record_bytes / (kMinWriteChunk / 2) + streams;
     return (records / segment + streams * (1 + KeyedStreamIndex::kSegmentsPerBlock)) * (keys + 2) * 4 + 2 * frames * 8;
   };
   std::uint64_t smallest_need = UINT64_MAX;

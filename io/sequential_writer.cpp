@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "io/fault_injection.hpp"
 #include "io/striped_file.hpp"
@@ -72,16 +73,143 @@ Status SequentialWriter::append_slow(std::span<const std::byte> data) {
   return Status::ok();
 }
 
+// With room for write_through()'s requests beside the slots' (ring entries cost the kernel a few
+// bytes each). Falls back to synchronous writes when the kernel refuses the ring.
+Status SequentialWriter::ensure_ring() {
+  if (options_.engine != IoEngine::kUring || ring_) return Status::ok();
+  ring_ = std::make_unique<UringQueue>();
+  if (!ring_->init(options_.depth + kMaxThroughInFlight, options_.completion_timeout).is_ok()) {
+    ring_.reset();
+    options_.engine = IoEngine::kSync;
+  }
+  return Status::ok();
+}
+
+bool SequentialWriter::through_begin(std::span<std::byte> room, std::size_t offset, std::size_t request, unsigned in_flight) {
+  const std::size_t block = kIoAlignment;
+  const std::size_t pending = pending_bytes();
+  if (!error_.is_ok() || offset < pending || offset > room.size() || submitted_ % block != 0 ||
+      reinterpret_cast<std::uintptr_t>(room.data() + offset - pending) % block != 0) {
+    return false;
+  }
+  through_start_ = room.data() + offset - pending;
+  if (pending > 0) std::memcpy(through_start_, slots_[static_cast<std::size_t>(current_)].buffer.data(), pending);
+  current_ = -1;  // the buffer (now empty) is given back; its bytes lead the requests
+  fill_ = 0;
+  through_ready_ = pending;
+  through_sent_ = 0;
+  through_request_ = std::max(block, request / block * block);
+  through_depth_ = std::clamp(in_flight, 1U, kMaxThroughInFlight);
+  through_status_ = ensure_ring();
+  through_.clear();
+  return true;
+}
+
+Status SequentialWriter::through_add(std::size_t length) {
+  through_ready_ += length;
+  appended_ += length;
+  while (through_status_.is_ok() && through_ready_ - through_sent_ >= through_request_) {
+    through_status_ = submit_through(through_request_);
+  }
+  return through_status_;
+}
+
+Status SequentialWriter::through_end() {
+  const std::size_t direct = through_ready_ / kIoAlignment * kIoAlignment;
+  while (through_status_.is_ok() && through_sent_ < direct) {
+    through_status_ = submit_through(std::min(through_request_, direct - through_sent_));
+  }
+  // Every request completes before the room is the caller's again.
+  while (ring_ && through_in_flight_ > 0) {
+    const unsigned before = ring_->in_flight();
+    Status waited = wait_one();
+    if (through_status_.is_ok()) through_status_ = waited;
+    if (!waited.is_ok() && ring_->in_flight() == before) break;  // a timeout: the ring's teardown cancels
+  }
+  Status status = std::exchange(through_status_, Status::ok());
+  std::byte* const start = std::exchange(through_start_, nullptr);
+  if (!status.is_ok()) {
+    if (error_.is_ok()) error_ = status;
+    return status;
+  }
+  // The last part, less than a block: buffered (appended_ counted it already).
+  const std::span<const std::byte> tail(start + direct, through_ready_ - direct);
+  appended_ -= tail.size();
+  return append(tail);
+}
+
+// One request of `length` bytes of the room from through_sent_ on (within one stripe).
+Status SequentialWriter::submit_through(std::size_t length) {
+  const FileSegment segment = file_->segment(submitted_);
+  ThroughRequest r;
+  r.data = through_start_ + through_sent_;
+  r.length = static_cast<std::size_t>(std::min<std::uint64_t>(length, segment.contiguous));
+  r.file = segment.file;
+  r.file_offset = segment.offset;
+  r.member = segment.member;
+  if (ring_) {
+    while (through_in_flight_ >= through_depth_) ES_RETURN_IF_ERROR(wait_one());
+  }
+  ++counters_->requests;
+  VolumeCounters* volume = file_->member_counters(r.member);
+  if (volume != nullptr) volume->requests.fetch_add(1, std::memory_order_relaxed);
+  if (!ring_) {
+    const std::uint64_t begin = monotonic_ns();
+    Status status = r.file->write_at(r.file_offset, std::span<const std::byte>(r.data, r.length));
+    const std::uint64_t end = monotonic_ns();
+    counters_->wait_ns += end - begin;
+    timeline::record("write wait", "io", begin, end);
+    ES_RETURN_IF_ERROR(status);
+    counters_->bytes_written += r.length;
+    if (volume != nullptr) volume->bytes_written.fetch_add(r.length, std::memory_order_relaxed);
+  } else {
+    through_.push_back(r);
+    if (volume != nullptr) volume->note_submit(in_flight_[r.member] + through_in_flight_ + 1);
+    ES_RETURN_IF_ERROR(ring_->submit_write(r.file->fd(), r.data, r.length, r.file_offset, kThroughTag | (through_.size() - 1)));
+    ++through_in_flight_;
+  }
+  submitted_ += r.length;
+  through_sent_ += r.length;
+  return Status::ok();
+}
+
+Status SequentialWriter::write_through(std::span<std::byte> room, std::size_t offset, std::size_t length,
+                                       std::size_t request, unsigned in_flight) {
+  if (!through_begin(room, offset, request, in_flight)) return append(room.subspan(offset, length));
+  (void)through_add(length);
+  return through_end();
+}
+
+Status SequentialWriter::complete_through(std::size_t index, int os_result) {
+  --through_in_flight_;
+  if (index >= through_.size()) return internal_error("write " + file_->path() + ": a completion of no request");
+  const ThroughRequest& r = through_[index];
+  const long long result = fault_injection::adjust(fault_injection::Op::kWrite, r.file->path(), r.length, os_result);
+  Status status;
+  if (result < 0 && result != -EINTR && result != -EAGAIN) {
+    status = errno_status(static_cast<int>(-result), "write", r.file->path(), static_cast<long long>(r.file_offset));
+  } else {
+    std::size_t done = result > 0 ? static_cast<std::size_t>(result) : 0;  // a short write: the rest synchronously
+    if (done < r.length) {
+      done = round_down(done, r.file->alignment());
+      status = r.file->write_at(r.file_offset + done, std::span<const std::byte>(r.data + done, r.length - done));
+    }
+  }
+  if (status.is_ok()) {
+    counters_->bytes_written += r.length;
+    if (VolumeCounters* volume = file_->member_counters(r.member)) {
+      volume->bytes_written.fetch_add(r.length, std::memory_order_relaxed);
+    }
+  } else if (error_.is_ok()) {
+    error_ = status;
+  }
+  return status;
+}
+
 Status SequentialWriter::submit_current(bool last) {
   // The ring is set up with the first full buffer: a stream that never fills one (small update
   // streams of many partitions) is written with one synchronous request at finish().
-  if (options_.engine == IoEngine::kUring && !ring_ && !last) {
-    ring_ = std::make_unique<UringQueue>();
-    if (!ring_->init(options_.depth, options_.completion_timeout).is_ok()) {
-      ring_.reset();
-      options_.engine = IoEngine::kSync;
-    }
-  }
+  if (!last) ES_RETURN_IF_ERROR(ensure_ring());
   Slot& slot = slots_[static_cast<std::size_t>(current_)];
   const FileSegment segment = file_->segment(submitted_);
   const std::size_t aligned = round_up(fill_, segment.file->alignment());
@@ -173,6 +301,9 @@ Status SequentialWriter::wait_one() {
     Status status(completion.status().code(), "write " + file_->path() + ": " + completion.status().message());
     if (error_.is_ok()) error_ = status;
     return status;
+  }
+  if ((completion->tag & kThroughTag) != 0) {
+    return complete_through(static_cast<std::size_t>(completion->tag & ~kThroughTag), completion->result);
   }
   return complete(static_cast<int>(completion->tag), completion->result);
 }

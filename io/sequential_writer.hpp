@@ -2,6 +2,8 @@
 // IoOptions::depth writes in flight (write-behind), so the caller computes while the device writes.
 // A striped file (io/striped_file.hpp) is written with each member volume's own write chunk and
 // depth: a request never crosses a stripe, and up to that volume's depth are in flight on each.
+// Large appends from memory the caller leaves idle meanwhile can instead be written straight from
+// it (through_begin/through_add/through_end) in larger requests, more of them in flight.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,31 @@ class SequentialWriter {
     }
     return append_slow(data);
   }
+  /// Writing straight from the caller's memory (no copy into the writer's buffers), in larger and
+  /// deeper requests than the writer's own: for large appends from memory that is idle while they
+  /// are written (the split's runs: docs/performance.md, session 52). The file's bytes are the
+  /// same as append()'s.
+  ///  - through_begin(room, offset): the bytes buffered and not yet written (pending_bytes(),
+  ///    fewer than a block after a through_end) are copied to room[offset - pending_bytes(),
+  ///    offset), so that the requests start at an aligned place. False (nothing done; use
+  ///    append()) when offset < pending_bytes(), that place is not aligned, or after an error.
+  ///  - through_add(length): the next `length` bytes of the room (from offset on) are final and
+  ///    appended; whole requests of `request` bytes (rounded down to the alignment, at least a
+  ///    block; never across a stripe) are submitted as they fill, with up to `in_flight` (at most
+  ///    kMaxThroughInFlight) in flight, so the caller fills the room on while they are written.
+  ///  - through_end(): submits the rest but a last part of less than a block (buffered as append()
+  ///    would), and returns once every request is written: the room is the caller's again.
+  /// The room must stay untouched from through_begin to through_end, which must follow even after
+  /// an error (it returns the first one).
+  bool through_begin(std::span<std::byte> room, std::size_t offset, std::size_t request, unsigned in_flight);
+  Status through_add(std::size_t length);
+  Status through_end();
+  /// through_begin, through_add(length), through_end; append() when through_begin says no.
+  Status write_through(std::span<std::byte> room, std::size_t offset, std::size_t length, std::size_t request,
+                       unsigned in_flight);
+  /// Bytes appended and not yet submitted (they lead the next through_begin's requests).
+  std::size_t pending_bytes() const { return current_ >= 0 ? fill_ : 0; }
+  static constexpr unsigned kMaxThroughInFlight = 8;
   /// Writes what is buffered, waits for every write, and sets the file length to bytes_appended()
   /// (direct I/O pads the last block, the truncate removes the padding). The writer can then be
   /// restart()ed or dropped.
@@ -65,6 +92,18 @@ class SequentialWriter {
   Status submit_current(bool last);
   Status wait_one();
   Status complete(int slot, int result);
+  // A request of write_through(), tagged kThroughTag | its index in through_.
+  struct ThroughRequest {
+    const std::byte* data = nullptr;
+    std::size_t length = 0;
+    const File* file = nullptr;
+    std::uint64_t file_offset = 0;
+    std::size_t member = 0;
+  };
+  static constexpr std::uint64_t kThroughTag = std::uint64_t{1} << 62;
+  Status complete_through(std::size_t index, int result);
+  Status ensure_ring();
+  Status submit_through(std::size_t length);
 
   const File* file_;
   IoOptions options_;
@@ -81,6 +120,14 @@ class SequentialWriter {
   std::vector<unsigned> depth_;       // per member: writes in flight at most
   std::vector<unsigned> in_flight_;   // per member: ring writes in flight now
   Status error_;
+  std::vector<ThroughRequest> through_;  // the requests since through_begin (completions find them here)
+  unsigned through_in_flight_ = 0;
+  std::byte* through_start_ = nullptr;  // where submitted_ lies in the room; nullptr: no through_begin
+  std::size_t through_ready_ = 0;       // bytes from through_start_ that are final
+  std::size_t through_sent_ = 0;        // ... and submitted
+  std::size_t through_request_ = 0;
+  unsigned through_depth_ = 0;
+  Status through_status_;
   std::unique_ptr<UringQueue> ring_;  // created with the buffers, torn down by finish()
 };
 

@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -319,6 +321,93 @@ FrameExtent frame_run(const std::vector<std::uint64_t>& offsets, std::uint64_t s
 // Runs of whole frames picked by frame_offsets() (none+crc, snappy, zlib, incompressible snappy;
 // direct/buffered x uring/sync) decode to exactly those frames at their raw offsets; an extent whose
 // raw offsets disagree with its frames' headers is corruption naming the file and the frame.
+TEST_CASE("codec_frames: append_through writes the same stream, frame offsets and counters as append", "[codec_frames]") {
+  TempDir dir;
+  const std::size_t frame = 8192;
+  const auto packable = compressible(23 * frame + 1000);
+  const auto random = pattern(23 * frame + 1000);
+  std::vector<std::byte> records(23 * frame + 1000);  // 8-byte edges by source: what delta packs
+  for (std::size_t i = 0; i + 8 <= records.size(); i += 8) {
+    const std::uint32_t edge[2] = {static_cast<std::uint32_t>(i / 40), static_cast<std::uint32_t>(1000 + i % 77)};
+    std::memcpy(records.data() + i, edge, 8);
+  }
+  struct Case {
+    const char* name;
+    CodecSpec codec;
+    bool checksums;
+    const std::vector<std::byte>* data;
+  };
+  for (const Case& c : {Case{"none+crc", CodecSpec{}, true, &random}, Case{"none, unframed", CodecSpec{}, false, &random},
+                        Case{"snappy", CodecSpec{CodecId::kSnappy, 0}, true, &packable},
+                        Case{"snappy, incompressible", CodecSpec{CodecId::kSnappy, 0}, true, &random},
+                        Case{"zlib", CodecSpec{CodecId::kZlib, 1}, false, &packable},
+                        Case{"delta", for_records(CodecSpec{CodecId::kDelta, 0}, 8), true, &records}}) {
+    for (const bool direct : {true, false}) {
+      for (const IoEngine engine : {IoEngine::kUring, IoEngine::kSync}) {
+        // Runs of 3 frames, then one of half a frame (the rest buffered: the next run falls back to
+        // append), then runs of 2 frames and the tail.
+        for (const std::size_t odd_run : {std::size_t{3 * frame}, std::size_t{frame / 2}}) {
+          INFO(c.name << (direct ? " direct " : " buffered ") << (engine == IoEngine::kUring ? "uring " : "sync ") << odd_run);
+          IoOptions io = small_io();
+          io.direct = direct;
+          io.engine = engine;
+          const std::vector<std::byte>& data = *c.data;
+          std::vector<std::size_t> runs;
+          for (std::size_t at = 0, k = 0; at < data.size(); ++k) {
+            const std::size_t n = std::min(data.size() - at, k < 2 ? 3 * frame : k == 2 ? odd_run : 2 * frame);
+            runs.push_back(n);
+            at += n;
+          }
+          std::vector<char> stored[2];
+          std::vector<std::uint64_t> offsets[2];
+          CodecCounters counters[2];
+          for (const bool through : {false, true}) {
+            const fs::path path = dir / (through ? "through" : "append");
+            auto file = File::open(path, OpenMode::kCreate, direct);
+            REQUIRE(file);
+            auto writer = FramedWriter::open(*file, io, c.codec, c.checksums, frame, nullptr);
+            REQUIRE(writer);
+            (*writer)->keep_frame_offsets();
+            FrameScratch scratch;
+            AlignedBuffer run(3 * frame);
+            AlignedBuffer room((*writer)->through_room_bytes(3 * frame));
+            CHECK((room.size() > 0) == (*writer)->framed());
+            std::size_t at = 0;
+            for (const std::size_t n : runs) {
+              std::memcpy(run.data(), data.data() + at, n);
+              if (through) {
+                const Status status = (*writer)->append_through(std::span(run.data(), n), std::span(room.data(), room.size()), scratch, 2 * 4096, 3);
+                INFO(status.to_string());
+                REQUIRE(status.is_ok());
+                std::memset(run.data(), 0xEE, run.size());  // both are the caller's again
+                if (room.size() > 0) std::memset(room.data(), 0xEE, room.size());
+              } else {
+                REQUIRE((*writer)->append(std::span<const std::byte>(run.data(), n), scratch).is_ok());
+              }
+              at += n;
+            }
+            REQUIRE((*writer)->finish(scratch).is_ok());
+            REQUIRE((*writer)->bytes_appended() == data.size());
+            offsets[through ? 1 : 0] = (*writer)->frame_offsets();
+            counters[through ? 1 : 0] = (*writer)->codec_counters();
+            std::ifstream in(path, std::ios::binary);
+            stored[through ? 1 : 0].assign(std::istreambuf_iterator<char>(in), {});
+          }
+          REQUIRE(stored[0].size() == stored[1].size());
+          CHECK(stored[0] == stored[1]);
+          CHECK(offsets[0] == offsets[1]);
+          CHECK(counters[0].frames == counters[1].frames);
+          CHECK(counters[0].raw_frames == counters[1].raw_frames);
+          CHECK(counters[0].skipped_frames == counters[1].skipped_frames);
+          CHECK(counters[0].raw_bytes == counters[1].raw_bytes);
+          CHECK(counters[0].stored_bytes == counters[1].stored_bytes);
+          if (c.codec.enabled() && c.data != &random) CHECK(counters[1].frames > counters[1].raw_frames);  // really encoded
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("codec_frames: reading selected frame runs by frame_offsets() gives each frame at its raw offset", "[codec_frames]") {
   TempDir dir;
   const std::size_t frame = 4096;

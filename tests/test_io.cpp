@@ -348,6 +348,141 @@ TEST_CASE("SequentialWriter and SequentialReader round trip over direct/buffered
   }
 }
 
+// Writes `data` mixing append() and write_through() (from an aligned room, at the offset the
+// pending bytes need, or at a misaligned one: the copying fallback), pieces of varying sizes.
+Status write_stream_through(const File& file, std::span<const std::byte> data, const IoOptions& options, std::uint64_t seed,
+                            std::size_t request, unsigned in_flight, IoCounters* counters = nullptr) {
+  ES_ASSIGN_OR_RETURN(auto writer, SequentialWriter::open(file, options, counters));
+  std::mt19937_64 rng(seed);
+  AlignedBuffer room(4 * options.write_chunk + 3 * kIoAlignment);
+  std::size_t pos = 0;
+  while (pos < data.size()) {
+    const std::size_t piece = std::min<std::size_t>(1 + rng() % (4 * options.write_chunk), data.size() - pos);
+    const std::span<const std::byte> bytes = data.subspan(pos, piece);
+    switch (rng() % 4) {
+      case 0:
+        ES_RETURN_IF_ERROR(writer->append(bytes));
+        break;
+      case 1: {  // misplaced: offset 1 (or the pending bytes do not fit before it)
+        std::memcpy(room.data() + 1, bytes.data(), piece);
+        ES_RETURN_IF_ERROR(writer->write_through(std::span(room.data(), room.size()), 1, piece, request, in_flight));
+        break;
+      }
+      default: {  // where the pending bytes fit before it, aligned: written from the room
+        const std::size_t offset = writer->pending_bytes() + kIoAlignment * (rng() % 2);
+        if (offset + piece > room.size()) {
+          ES_RETURN_IF_ERROR(writer->append(bytes));
+          break;
+        }
+        std::memcpy(room.data() + offset, bytes.data(), piece);
+        ES_RETURN_IF_ERROR(writer->write_through(std::span(room.data(), room.size()), offset, piece, request, in_flight));
+        std::memset(room.data(), 0xEE, room.size());  // the room is the caller's again
+        break;
+      }
+    }
+    pos += piece;
+  }
+  if (writer->bytes_appended() != data.size()) return internal_error("bytes_appended() != bytes given");
+  return writer->finish();
+}
+
+TEST_CASE("SequentialWriter::write_through writes the same file as append() over direct/buffered x uring/sync x requests",
+          "[io]") {
+  warn_if_no_uring();
+  TempDir dir;
+  std::uint64_t seed = 5000;
+  for (const bool direct : {true, false}) {
+    for (const IoEngine engine : {IoEngine::kUring, IoEngine::kSync}) {
+      for (const std::size_t chunk : {4 * kKiB, 64 * kKiB}) {
+        // Requests below, at and above the chunk, one not a multiple of the block (rounded down), and
+        // 0 (one block); 1 to more than kMaxThroughInFlight in flight.
+        for (const auto& [request, in_flight] : std::vector<std::pair<std::size_t, unsigned>>{
+                 {4 * kKiB, 1}, {chunk, 2}, {3 * chunk + 100, 4}, {256 * kKiB, 20}, {0, 3}}) {
+          ++seed;
+          const std::size_t size = 9 * chunk + 4096 * (seed % 3) + 1237;
+          CAPTURE(direct, engine_name(engine), chunk, request, in_flight, seed);
+          const auto data = random_bytes(size, seed);
+          const auto path = dir / ("wt-" + std::to_string(seed));
+          IoCounters counters;
+          {
+            File file = open_file(path, OpenMode::kCreate, direct);
+            REQUIRE_OK(write_stream_through(file, data, make_options(chunk, 2, direct, engine), seed, request, in_flight, &counters));
+          }
+          require_same_bytes(slurp(path), data);
+          REQUIRE(counters.bytes_written >= size);
+          std::filesystem::remove(path);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("SequentialWriter::write_through: requests of the size asked, no copy, and faults reported", "[io]") {
+  warn_if_no_uring();
+  TempDir dir;
+  for (const IoEngine engine : {IoEngine::kUring, IoEngine::kSync}) {
+    CAPTURE(engine_name(engine));
+    const IoOptions options = make_options(64 * kKiB, 2, true, engine);
+    {  // 4 MiB from an aligned room in 1 MiB requests: 4 requests, the file's bytes those of the room
+      const auto path = dir / (std::string("wt-req-") + engine_name(engine));
+      File file = open_file(path, OpenMode::kCreate, true);
+      IoCounters counters;
+      auto writer = SequentialWriter::open(file, options, &counters);
+      REQUIRE(writer.has_value());
+      AlignedBuffer room(4 * kMiB);
+      const auto data = random_bytes(room.size(), 77);
+      std::memcpy(room.data(), data.data(), data.size());
+      REQUIRE((*writer)->pending_bytes() == 0);
+      REQUIRE_OK((*writer)->write_through(std::span(room.data(), room.size()), 0, room.size(), 1 * kMiB, 4));
+      REQUIRE(counters.requests == 4);
+      REQUIRE(counters.bytes_written == 4 * kMiB);
+      REQUIRE((*writer)->pending_bytes() == 0);
+      // 100 bytes appended, then 8 KiB through: the pending 100 lead, the last 100 stay pending.
+      const auto more = random_bytes(100 + 8192, 78);
+      REQUIRE_OK((*writer)->append(std::span(more).first(100)));
+      REQUIRE((*writer)->pending_bytes() == 100);
+      std::memcpy(room.data() + 100, more.data() + 100, 8192);
+      REQUIRE_OK((*writer)->write_through(std::span(room.data(), room.size()), 100, 8192, 1 * kMiB, 4));
+      REQUIRE(std::memcmp(room.data(), more.data(), 100) == 0);  // the pending bytes were put before the room's
+      REQUIRE((*writer)->pending_bytes() == 100);
+      REQUIRE(counters.requests == 5);
+      REQUIRE((*writer)->bytes_appended() == 4 * kMiB + 100 + 8192);
+      REQUIRE_OK((*writer)->finish());
+      auto all = data;
+      all.insert(all.end(), more.begin(), more.end());
+      require_same_bytes(slurp(path), all);
+    }
+    {  // short writes are completed; ENOSPC is kNoSpace naming the file, and it sticks
+      const auto path = dir / (std::string("wt-fault-") + engine_name(engine));
+      const auto data = random_bytes(2 * kMiB, 79);
+      AlignedBuffer room(data.size());
+      std::memcpy(room.data(), data.data(), data.size());
+      {
+        FaultGuard guard({fi::Rule{fi::Op::kWrite, "wt-fault", 0, 0, 5000, -1}});
+        File file = open_file(path, OpenMode::kCreate, true);
+        auto writer = SequentialWriter::open(file, options, nullptr);
+        REQUIRE(writer.has_value());
+        REQUIRE_OK((*writer)->write_through(std::span(room.data(), room.size()), 0, room.size(), 256 * kKiB, 4));
+        REQUIRE_OK((*writer)->finish());
+        REQUIRE(fi::injected_count() > 0);
+      }
+      require_same_bytes(slurp(path), data);
+      {
+        FaultGuard guard({fi::Rule{fi::Op::kWrite, "wt-fault", kMiB, ENOSPC, 0, -1}});
+        File file = open_file(path, OpenMode::kCreate, true);
+        auto writer = SequentialWriter::open(file, options, nullptr);
+        REQUIRE(writer.has_value());
+        const Status error = (*writer)->write_through(std::span(room.data(), room.size()), 0, room.size(), 256 * kKiB, 4);
+        INFO(error.to_string());
+        REQUIRE(error.code() == StatusCode::kNoSpace);
+        REQUIRE(contains(error.message(), path.string()));
+        REQUIRE((*writer)->append(std::span(data).first(1)).code() == StatusCode::kNoSpace);
+        REQUIRE((*writer)->finish().code() == StatusCode::kNoSpace);
+      }
+    }
+  }
+}
+
 TEST_CASE("SequentialWriter restart() rewrites from offset 0 and finish() truncates to the new length", "[io]") {
   TempDir dir;
   for (const bool direct : {true, false}) {

@@ -145,8 +145,8 @@ TEST_CASE("K > 1: keyed stream segments and their key ends are in the plan, with
   CHECK(plan->segment_records == plan->batch_records);
   const std::uint64_t keys = plan->cache_partitions + plan->partitions;
   // Per segment its key ends and reading-vertex range; each frame's offset (frames of at least
-  // 64 KiB, in vectors that may double).
-  const std::uint64_t frames = in.edges * 8 / (64 * 1024) + plan->partitions;
+  // 32 KiB, half the smallest write chunk, in vectors that may double).
+  const std::uint64_t frames = in.edges * 8 / (32 * 1024) + plan->partitions;
   CHECK(plan->segment_index_bytes ==
         (in.edges / plan->segment_records + plan->partitions * (1 + KeyedStreamIndex::kSegmentsPerBlock)) * (keys + 2) * 4 +
             2 * frames * 8);
@@ -175,7 +175,7 @@ TEST_CASE("K > 1: keyed stream segments and their key ends are in the plan, with
   CHECK(fits->segment_records == 1000);
   CHECK(fits->segment_index_bytes ==
         (in.edges / 1000 + 4 * (1 + KeyedStreamIndex::kSegmentsPerBlock)) * (fits->cache_partitions + 4 + 2) * 4 +
-            2 * (in.edges * 8 / (64 * 1024) + 4) * 8);
+            2 * (in.edges * 8 / (32 * 1024) + 4) * 8);
   CHECK(fits->estimated_peak() <= roomy.physical_memory);
 
   // Key ends that cannot fit (2^36 edges: ~270 MB of them at any segment size): input order.
