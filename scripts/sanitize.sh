@@ -18,7 +18,7 @@ test_jobs="${TEST_JOBS:-$((2 * jobs))}"
 # Tags whose tests run several threads in one process (engine workers, routing, parallel frame
 # decoding, concurrent runs, fault injection under load, the on-disk grid's build). The others are
 # single-threaded or only spawn subprocesses, which the ASan run covers.
-TSAN_TAGS="${TSAN_TAGS:-engine edge_cache codecs faults alg_basic grid_codec keyed_streams grid_build timeline}"
+TSAN_TAGS="${TSAN_TAGS:-engine edge_cache codecs faults alg_basic grid_codec keyed_streams keyed_split grid_build timeline}"
 
 # Sanitizer builds: -O1 with line tables only (all the sanitizers' reports need; full debug info and
 # -O2 cost CI minutes for nothing) and WITHOUT -DNDEBUG, so assert() checks run here too. clang when

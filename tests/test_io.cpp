@@ -348,6 +348,8 @@ TEST_CASE("SequentialWriter and SequentialReader round trip over direct/buffered
   }
 }
 
+namespace {
+
 // Writes `data` mixing append() and write_through() (from an aligned room, at the offset the
 // pending bytes need, or at a misaligned one: the copying fallback), pieces of varying sizes.
 Status write_stream_through(const File& file, std::span<const std::byte> data, const IoOptions& options, std::uint64_t seed,
@@ -385,6 +387,8 @@ Status write_stream_through(const File& file, std::span<const std::byte> data, c
   if (writer->bytes_appended() != data.size()) return internal_error("bytes_appended() != bytes given");
   return writer->finish();
 }
+
+}  // namespace
 
 TEST_CASE("SequentialWriter::write_through writes the same file as append() over direct/buffered x uring/sync x requests",
           "[io]") {

@@ -372,7 +372,7 @@ TEST_CASE("keyed streams ordered by reading vertex: sparse supersteps read only 
   }
 }
 
-TEST_CASE("keyed streams: same results as input-order streams, segments cut by reads, 1-3 threads", "[keyed_streams]") {
+TEST_CASE("keyed streams: same results as input-order streams, segments cut by reads, 1-3 threads", "[keyed_split]") {
   TempDir dir;
   // Skewed: hot low ids (most updates go to partition 0), a vertex count no partition size divides.
   std::vector<Edge> edges = random_edges(20011, 40000, 9);
@@ -436,7 +436,7 @@ auto final_states(const GraphInfo& graph, const P& program, std::uint64_t k, uns
   return states;
 }
 
-TEST_CASE("keyed streams: the split pass takes a run of input in many steps, same results", "[keyed_streams]") {
+TEST_CASE("keyed streams: the split pass takes a run of input in many steps, same results", "[keyed_split]") {
   // Small batches leave the split pass little worker room: at 1024 records per batch its steps are
   // ~3000-12000 records, so the one 480 KB run of input is split in many steps, each appended beside
   // the next one's staging. (1024 is also the smallest batch that keeps keyed streams: segments are
