@@ -73,21 +73,37 @@ Status FramedWriter::write_raw_frame() {
     error_ = status;
     return status;
   }
-  counters_.raw_bytes += fill_;
-  counters_.stored_bytes += kFrameHeaderBytes + fill_;
-  ++counters_.frames;
-  ++counters_.raw_frames;
+  count_frame(fill_, kFrameHeaderBytes + fill_, CodecId::kNone, /*tried=*/false);
   fill_ = 0;
   return Status::ok();
 }
 
-Expected<std::size_t> FramedWriter::encode_into(std::span<const std::byte> raw, std::uint64_t raw_offset,
-                                                std::span<std::byte> out) {
-  const bool try_codec = codec_->id() != CodecId::kNone && skip_left_ == 0;
-  if (codec_->id() != CodecId::kNone && !try_codec) {
-    --skip_left_;
-    ++counters_.skipped_frames;
+bool FramedWriter::tries_codec() {
+  if (codec_->id() == CodecId::kNone) return false;
+  if (skip_left_ == 0) return true;
+  --skip_left_;
+  ++counters_.skipped_frames;
+  return false;
+}
+
+void FramedWriter::count_frame(std::size_t raw, std::size_t stored, CodecId stored_as, bool tried) {
+  counters_.raw_bytes += raw;
+  counters_.stored_bytes += stored;
+  ++counters_.frames;
+  if (stored_as == CodecId::kNone) {
+    ++counters_.raw_frames;
+    if (tried && ++raw_streak_ >= kRawStreak) {  // it does not compress: stop trying for a while
+      skip_left_ = skip_;
+      skip_ = std::min(skip_ * 2, kMaxSkip);
+    }
+  } else {
+    raw_streak_ = 0;
+    skip_ = kFirstSkip;
   }
+}
+
+Expected<std::size_t> FramedWriter::encode_into(std::span<const std::byte> raw, std::uint64_t raw_offset,
+                                                std::span<std::byte> out, bool try_codec) {
   const std::uint64_t start = thread_cpu_ns();
   std::size_t size = kFrameHeaderBytes + raw.size();
   CodecId stored_as = CodecId::kNone;
@@ -101,34 +117,17 @@ Expected<std::size_t> FramedWriter::encode_into(std::span<const std::byte> raw, 
     counters_.compress_ns += thread_cpu_ns() - start;
     std::memcpy(out.data() + kFrameHeaderBytes, raw.data(), raw.size());
   }
-  counters_.raw_bytes += raw.size();
-  counters_.stored_bytes += size;
-  ++counters_.frames;
-  if (stored_as == CodecId::kNone) {
-    ++counters_.raw_frames;
-    if (try_codec && ++raw_streak_ >= kRawStreak) {  // it does not compress: stop trying for a while
-      skip_left_ = skip_;
-      skip_ = std::min(skip_ * 2, kMaxSkip);
-    }
-  } else {
-    raw_streak_ = 0;
-    skip_ = kFirstSkip;
-  }
+  count_frame(raw.size(), size, stored_as, try_codec);
   return size;
 }
 
 Status FramedWriter::flush_frame(FrameScratch& scratch) {
   if (fill_ == 0) return Status::ok();
-  if (codec_->id() == CodecId::kNone) return write_raw_frame();
-  if (skip_left_ > 0) {
-    --skip_left_;
-    ++counters_.skipped_frames;
-    return write_raw_frame();
-  }
+  if (!tries_codec()) return write_raw_frame();
   const std::size_t need = max_frame_bytes(*codec_, frame_bytes_);
   if (scratch.bytes.size() < need) scratch.bytes = AlignedBuffer(need);
   auto frame = encode_into(std::span<const std::byte>(raw_.data(), fill_), appended_ - fill_,
-                           std::span<std::byte>(scratch.bytes.data(), scratch.bytes.size()));
+                           std::span<std::byte>(scratch.bytes.data(), scratch.bytes.size()), /*try_codec=*/true);
   if (!frame) {
     error_ = frame.status();
     return error_;
@@ -166,7 +165,7 @@ Status FramedWriter::append_through(std::span<std::byte> data, std::span<std::by
   Status status;
   for (std::size_t f = 0; f < whole && status.is_ok(); f += frame_bytes_) {
     if (keep_offsets_) frame_offsets_.push_back(stored + (at - pending));
-    auto size = encode_into(data.subspan(f, frame_bytes_), appended_, room.subspan(at));
+    auto size = encode_into(data.subspan(f, frame_bytes_), appended_, room.subspan(at), tries_codec());
     if (!size) {
       status = size.status();
       break;

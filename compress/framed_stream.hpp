@@ -100,11 +100,17 @@ class FramedWriter {
   FramedWriter() = default;
   Status append_slow(std::span<const std::byte> data, FrameScratch& scratch);
   Status flush_frame(FrameScratch& scratch);
+  // Whether the next frame tries the codec: not with none, nor while tries are skipped (counting
+  // the skipped frame).
+  bool tries_codec();
+  // Counts a frame of `raw` bytes stored in `stored` as `stored_as`; a tried frame that stayed raw
+  // lengthens the streak that starts skipping, a compressed one ends it.
+  void count_frame(std::size_t raw, std::size_t stored, CodecId stored_as, bool tried);
   // Encodes `raw` (one frame's bytes, from raw offset `raw_offset` of the stream) into `out` (at
-  // least max_frame_bytes of the codec for frame_bytes_) as a frame: stored raw when the codec is
-  // none, while tries are skipped, or when compressing does not pay (flush_frame's rules); counts
-  // it. Returns the frame's size.
-  Expected<std::size_t> encode_into(std::span<const std::byte> raw, std::uint64_t raw_offset, std::span<std::byte> out);
+  // least max_frame_bytes of the codec for frame_bytes_) as a frame: compressed when `try_codec`
+  // (tries_codec()) and it pays, else raw; counts it. Returns the frame's size.
+  Expected<std::size_t> encode_into(std::span<const std::byte> raw, std::uint64_t raw_offset, std::span<std::byte> out,
+                                    bool try_codec);
 
   std::unique_ptr<SequentialWriter> writer_;
   std::unique_ptr<Codec> codec_;

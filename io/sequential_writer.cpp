@@ -154,14 +154,7 @@ Status SequentialWriter::submit_through(std::size_t length) {
   VolumeCounters* volume = file_->member_counters(r.member);
   if (volume != nullptr) volume->requests.fetch_add(1, std::memory_order_relaxed);
   if (!ring_) {
-    const std::uint64_t begin = monotonic_ns();
-    Status status = r.file->write_at(r.file_offset, std::span<const std::byte>(r.data, r.length));
-    const std::uint64_t end = monotonic_ns();
-    counters_->wait_ns += end - begin;
-    timeline::record("write wait", "io", begin, end);
-    ES_RETURN_IF_ERROR(status);
-    counters_->bytes_written += r.length;
-    if (volume != nullptr) volume->bytes_written.fetch_add(r.length, std::memory_order_relaxed);
+    ES_RETURN_IF_ERROR(write_now(*r.file, r.member, r.file_offset, std::span<const std::byte>(r.data, r.length)));
   } else {
     through_.push_back(r);
     if (volume != nullptr) volume->note_submit(in_flight_[r.member] + through_in_flight_ + 1);
@@ -184,26 +177,45 @@ Status SequentialWriter::complete_through(std::size_t index, int os_result) {
   --through_in_flight_;
   if (index >= through_.size()) return internal_error("write " + file_->path() + ": a completion of no request");
   const ThroughRequest& r = through_[index];
-  const long long result = fault_injection::adjust(fault_injection::Op::kWrite, r.file->path(), r.length, os_result);
+  return settle_write(*r.file, r.member, r.file_offset, std::span<const std::byte>(r.data, r.length), os_result);
+}
+
+Status SequentialWriter::write_now(const File& file, std::size_t member, std::uint64_t file_offset,
+                                   std::span<const std::byte> bytes) {
+  const std::uint64_t start = monotonic_ns();
+  Status status = file.write_at(file_offset, bytes);
+  const std::uint64_t end = monotonic_ns();
+  counters_->wait_ns += end - start;
+  timeline::record("write wait", "io", start, end);
+  if (status.is_ok()) count_written(member, bytes.size());
+  return status;
+}
+
+Status SequentialWriter::settle_write(const File& file, std::size_t member, std::uint64_t file_offset,
+                                      std::span<const std::byte> bytes, int os_result) {
+  const long long result = fault_injection::adjust(fault_injection::Op::kWrite, file.path(), bytes.size(), os_result);
   Status status;
   if (result < 0 && result != -EINTR && result != -EAGAIN) {
-    status = errno_status(static_cast<int>(-result), "write", r.file->path(), static_cast<long long>(r.file_offset));
+    status = errno_status(static_cast<int>(-result), "write", file.path(), static_cast<long long>(file_offset));
   } else {
-    std::size_t done = result > 0 ? static_cast<std::size_t>(result) : 0;  // a short write: the rest synchronously
-    if (done < r.length) {
-      done = round_down(done, r.file->alignment());
-      status = r.file->write_at(r.file_offset + done, std::span<const std::byte>(r.data + done, r.length - done));
+    // A short (or interrupted) write is finished synchronously; File::write_at owns the retries.
+    std::size_t done = result > 0 ? static_cast<std::size_t>(result) : 0;
+    if (done < bytes.size()) {
+      done = round_down(done, file.alignment());
+      status = file.write_at(file_offset + done, bytes.subspan(done));
     }
   }
   if (status.is_ok()) {
-    counters_->bytes_written += r.length;
-    if (VolumeCounters* volume = file_->member_counters(r.member)) {
-      volume->bytes_written.fetch_add(r.length, std::memory_order_relaxed);
-    }
+    count_written(member, bytes.size());
   } else if (error_.is_ok()) {
     error_ = status;
   }
   return status;
+}
+
+void SequentialWriter::count_written(std::size_t member, std::size_t length) {
+  counters_->bytes_written += length;
+  if (VolumeCounters* volume = file_->member_counters(member)) volume->bytes_written.fetch_add(length, std::memory_order_relaxed);
 }
 
 Status SequentialWriter::submit_current(bool last) {
@@ -228,19 +240,10 @@ Status SequentialWriter::submit_current(bool last) {
   VolumeCounters* volume = file_->member_counters(slot.member);
   if (volume != nullptr) volume->requests.fetch_add(1, std::memory_order_relaxed);
   if (!ring_) {
-    const std::uint64_t start = monotonic_ns();
-    Status status = slot.file->write_at(slot.file_offset, std::span<const std::byte>(slot.buffer.data(), slot.length));
-    const std::uint64_t end = monotonic_ns();
-    counters_->wait_ns += end - start;
-    timeline::record("write wait", "io", start, end);
+    Status status = write_now(*slot.file, slot.member, slot.file_offset, std::span<const std::byte>(slot.buffer.data(), slot.length));
     slot.busy = false;
-    if (!status.is_ok()) {
-      error_ = status;
-      return status;
-    }
-    counters_->bytes_written += slot.length;
-    if (volume != nullptr) volume->bytes_written.fetch_add(slot.length, std::memory_order_relaxed);
-    return Status::ok();
+    if (!status.is_ok()) error_ = status;
+    return status;
   }
   // In order: when this volume has its depth in flight, wait for one of its writes to finish.
   while (in_flight_[slot.member] >= depth_[slot.member]) {
@@ -264,31 +267,10 @@ Status SequentialWriter::submit_current(bool last) {
 
 Status SequentialWriter::complete(int slot_index, int os_result) {
   Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
-  const File& file = *slot.file;
   --in_flight_[slot.member];
-  const long long result = fault_injection::adjust(fault_injection::Op::kWrite, file.path(), slot.length, os_result);
   slot.busy = false;
-  Status status;
-  if (result < 0 && result != -EINTR && result != -EAGAIN) {
-    status = errno_status(static_cast<int>(-result), "write", file.path(), static_cast<long long>(slot.file_offset));
-  } else {
-    // A short (or interrupted) write is finished synchronously; File::write_at owns the retries.
-    std::size_t done = result > 0 ? static_cast<std::size_t>(result) : 0;
-    if (done < slot.length) {
-      done = round_down(done, file.alignment());
-      status = file.write_at(slot.file_offset + done,
-                               std::span<const std::byte>(slot.buffer.data() + done, slot.length - done));
-    }
-  }
-  if (status.is_ok()) {
-    counters_->bytes_written += slot.length;
-    if (VolumeCounters* volume = file_->member_counters(slot.member)) {
-      volume->bytes_written.fetch_add(slot.length, std::memory_order_relaxed);
-    }
-  } else if (error_.is_ok()) {
-    error_ = status;
-  }
-  return status;
+  return settle_write(*slot.file, slot.member, slot.file_offset, std::span<const std::byte>(slot.buffer.data(), slot.length),
+                      os_result);
 }
 
 Status SequentialWriter::wait_one() {

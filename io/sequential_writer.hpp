@@ -102,6 +102,14 @@ class SequentialWriter {
   };
   static constexpr std::uint64_t kThroughTag = std::uint64_t{1} << 62;
   Status complete_through(std::size_t index, int result);
+  // A synchronous write of `bytes` at `file_offset` of `file` (member `member`), timed as a wait and
+  // counted when it succeeds; the caller keeps the error.
+  Status write_now(const File& file, std::size_t member, std::uint64_t file_offset, std::span<const std::byte> bytes);
+  // The completion of a ring write of `bytes` (the kernel's result `os_result`): fault injection
+  // applied, a short write finished synchronously, counted; an error also becomes the sticky one.
+  Status settle_write(const File& file, std::size_t member, std::uint64_t file_offset, std::span<const std::byte> bytes,
+                      int os_result);
+  void count_written(std::size_t member, std::size_t length);
   Status ensure_ring();
   Status submit_through(std::size_t length);
 
