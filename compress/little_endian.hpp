@@ -1,6 +1,6 @@
-// Little-endian loads and stores of packed bytes, for the decoders that read bit-packed values
-// (compress/elias_fano.hpp, compress/delta_codec.cpp): one unaligned load on a little-endian
-// machine, a byte swap on a big-endian one.
+// Little-endian loads and stores of packed bytes, for the codecs that read and write bit-packed
+// values (compress/elias_fano.hpp, compress/delta_codec.cpp): one unaligned load or store on a
+// little-endian machine, a byte swap on a big-endian one.
 #pragma once
 
 #include <bit>
@@ -37,6 +37,11 @@ inline std::uint32_t load_le32(const std::byte* p) {
 inline void store_le32(std::byte* p, std::uint32_t word) {
   if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap32(word);
   std::memcpy(p, &word, 4);
+}
+/// `word` as the 8 little-endian bytes at p.
+inline void store_le64(std::byte* p, std::uint64_t word) {
+  if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
+  std::memcpy(p, &word, 8);
 }
 
 }  // namespace edgestream
