@@ -65,6 +65,10 @@ TEST_CASE("device_probe: CSV shape, sane numbers, test file removed", "[device_p
   CHECK(cfg.find("read_chunk = ") != std::string::npos);
   CHECK(cfg.find("write_chunk = ") != std::string::npos);
   CHECK(cfg.find("io_depth = ") != std::string::npos);
+  const bool delta = cfg.find("\nedges_codec = delta\n") != std::string::npos;
+  CHECK((delta || cfg.find("\nedges_codec = auto\n") != std::string::npos));
+  CHECK((cfg.find("\ngrid_codec = ef\n") != std::string::npos) == delta);
+  CHECK(r.err.find(delta ? "--edges_codec delta --grid_codec ef" : "--edges_codec auto") != std::string::npos);
 }
 
 TEST_CASE("device_probe: a preset it writes is accepted by benchmark_driver --config", "[device_probe]") {
@@ -154,6 +158,16 @@ TEST_CASE("device_probe: the recommendation is the cheapest cell within 90% of t
   CHECK(r2.read_chunk == (64u << 10));
   CHECK(r2.write_chunk == 0);
   CHECK(r2.io_depth == 8);
+  // The codecs: by the slower op's best bandwidth, below kDeltaEdgesBelowMbps delta edge streams
+  // and an Elias-Fano grid, else the engine's own choice (auto).
+  CHECK(rec.edges_codec == "auto");  // best read 1000, best write 600: not below 600
+  CHECK(rec.grid_codec.empty());
+  CHECK(r2.edges_codec == "delta");  // reads only, 100 MB/s
+  CHECK(r2.grid_codec == "ef");
+  ProbeResult slow_writes;
+  slow_writes.cells = {cell("read", 1 << 20, 4, 2000), cell("write", 1 << 20, 4, 599)};
+  CHECK(recommend(slow_writes).edges_codec == "delta");
+  CHECK(recommend(ProbeResult{}).edges_codec.empty());  // nothing measured: no codec line
 }
 
 TEST_CASE("device_probe: the device and filesystem of a directory come from mountinfo", "[device_probe]") {

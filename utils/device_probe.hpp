@@ -48,6 +48,15 @@ struct ProbeResult {
   std::vector<std::string> notes;  // cells skipped and why, fallbacks
 };
 
+/// Below this bandwidth (MB/s; the slower of the best read and the best write measured) a volume
+/// is slow enough that the edge streams pay for their coding with every program: `delta` edge
+/// streams and an Elias-Fano grid. Measured on a throttled loop volume (docs/performance.md, sessions
+/// 23, 50 and 53): at 150, 250 and 500 MB/s delta edges took 13-45% off the wall time of bfs, sssp,
+/// PageRank and cc (at 500 MB/s, rmat22 at 32M: bfs 8.7 -> 6.5 s, sssp 33.3 -> 24.2, PageRank 5 it.
+/// 13.2 -> 11.5, cc 17.8 -> 13.0); on the ~1.2 GB/s local disk they help bfs, leave sssp and PageRank
+/// about even and can cost cc, so there the engine's `auto` decides per program.
+inline constexpr double kDeltaEdgesBelowMbps = 600;
+
 struct ProbeRecommendation {
   std::uint64_t read_chunk = 0;
   std::uint64_t write_chunk = 0;
@@ -56,6 +65,10 @@ struct ProbeRecommendation {
   double write_mbps = 0;  // bandwidth of the chosen write cell
   double best_read_mbps = 0;
   double best_write_mbps = 0;
+  /// --edges_codec: "delta" below kDeltaEdgesBelowMbps, else "auto"; empty when nothing was measured.
+  std::string edges_codec;
+  /// --grid_codec: "ef" below kDeltaEdgesBelowMbps, else empty (the engine's default, auto).
+  std::string grid_codec;
 };
 
 /// The mount source and filesystem type of the mount holding `dir` (from /proc/self/mountinfo).
@@ -69,7 +82,8 @@ Expected<ProbeResult> run_probe(const ProbeOptions& options, const std::function
 
 /// For each op, the cell with the smallest request_bytes × queue_depth (the engine's buffer
 /// memory) that reaches `fraction` of that op's best bandwidth; io_depth is the larger of the two
-/// chosen depths. Ops that were not measured give 0.
+/// chosen depths. Ops that were not measured give 0. The codecs from the slower op's best
+/// bandwidth (kDeltaEdgesBelowMbps).
 ProbeRecommendation recommend(const ProbeResult& result, double fraction = 0.9);
 
 /// CSV: header `op,request_bytes,queue_depth,MBps,IOPS,seconds,bytes,direct_io,device,filesystem`

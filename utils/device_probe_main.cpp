@@ -117,7 +117,9 @@ int main(int argc, char** argv) {
   for (const std::string& note : result->notes) std::cerr << "device_probe: note: " << note << "\n";
   const ProbeRecommendation rec = recommend(*result);
   std::cerr << std::fixed << std::setprecision(0) << "device_probe: recommend --read_chunk " << format_size(rec.read_chunk)
-            << " --write_chunk " << format_size(rec.write_chunk) << " --io_depth " << rec.io_depth << "  (read "
+            << " --write_chunk " << format_size(rec.write_chunk) << " --io_depth " << rec.io_depth
+            << (rec.edges_codec.empty() ? "" : " --edges_codec " + rec.edges_codec)
+            << (rec.grid_codec.empty() ? "" : " --grid_codec " + rec.grid_codec) << "  (read "
             << rec.read_mbps << " of best " << rec.best_read_mbps << " MB/s, write " << rec.write_mbps << " of best "
             << rec.best_write_mbps << " MB/s)\n";
   if (preset.is_open()) {
