@@ -47,7 +47,7 @@ std::uint32_t unpack(const std::byte* in, std::size_t count, std::uint32_t prev,
   return prev;
 }
 
-// Value k of a group, of kWidth bits, into the group's bits (kWidth 64-bit words at most 4).
+// Value k of a group, of kWidth bits, into the group's bits (kWidth bytes: at most four 64-bit words).
 template <unsigned kWidth, std::size_t k>
 void put_value(std::uint64_t* words, std::uint32_t value) {
   constexpr std::size_t kBit = k * kWidth;
