@@ -150,9 +150,7 @@ Status SequentialWriter::submit_through(std::size_t length) {
   if (ring_) {
     while (through_in_flight_ >= through_depth_) ES_RETURN_IF_ERROR(wait_one());
   }
-  ++counters_->requests;
-  VolumeCounters* volume = file_->member_counters(r.member);
-  if (volume != nullptr) volume->requests.fetch_add(1, std::memory_order_relaxed);
+  VolumeCounters* volume = count_request(r.member);
   if (!ring_) {
     ES_RETURN_IF_ERROR(write_now(*r.file, r.member, r.file_offset, std::span<const std::byte>(r.data, r.length)));
   } else {
@@ -213,6 +211,13 @@ Status SequentialWriter::settle_write(const File& file, std::size_t member, std:
   return status;
 }
 
+VolumeCounters* SequentialWriter::count_request(std::size_t member) {
+  ++counters_->requests;
+  VolumeCounters* volume = file_->member_counters(member);
+  if (volume != nullptr) volume->requests.fetch_add(1, std::memory_order_relaxed);
+  return volume;
+}
+
 void SequentialWriter::count_written(std::size_t member, std::size_t length) {
   counters_->bytes_written += length;
   if (VolumeCounters* volume = file_->member_counters(member)) volume->bytes_written.fetch_add(length, std::memory_order_relaxed);
@@ -236,9 +241,7 @@ Status SequentialWriter::submit_current(bool last) {
   const int index = current_;
   current_ = -1;
   fill_ = 0;
-  ++counters_->requests;
-  VolumeCounters* volume = file_->member_counters(slot.member);
-  if (volume != nullptr) volume->requests.fetch_add(1, std::memory_order_relaxed);
+  VolumeCounters* volume = count_request(slot.member);
   if (!ring_) {
     Status status = write_now(*slot.file, slot.member, slot.file_offset, std::span<const std::byte>(slot.buffer.data(), slot.length));
     slot.busy = false;

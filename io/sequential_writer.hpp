@@ -109,6 +109,9 @@ class SequentialWriter {
   // applied, a short write finished synchronously, counted; an error also becomes the sticky one.
   Status settle_write(const File& file, std::size_t member, std::uint64_t file_offset, std::span<const std::byte> bytes,
                       int os_result);
+  // A request counted in the stream's counters and in its volume's (member `member`); returns the
+  // volume's counters (null: none).
+  VolumeCounters* count_request(std::size_t member);
   void count_written(std::size_t member, std::size_t length);
   Status ensure_ring();
   Status submit_through(std::size_t length);
