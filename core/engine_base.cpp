@@ -121,6 +121,14 @@ namespace {
   return e.src < e.dst ? h : 0 - h;
 }
 
+// What check_run's loop does for each record besides checking its ids (EngineBase::check_run).
+enum class CheckExtras {
+  kNone,
+  kWeights,       // checks the weight (programs that read weights: sssp)
+  kSymmetryHash,  // sums signed_edge_hash without the weight (a symmetric input kept one way: cc)
+  kAny,           // whichever the run-time flags say
+};
+
 struct alignas(64) PaddedSum {  // one task's running sum, on a cache line of its own
   std::uint64_t value = 0;
 };
@@ -779,32 +787,44 @@ Status EngineBase::check_run(std::span<const std::byte> run, std::uint64_t first
     std::remove_cvref_t<OnEdge> visit = on_edge;
     if (copy_to != nullptr) std::memcpy(copy_to + lo * rs, bytes + lo * rs, (hi - lo) * rs);
     touch_state_pages(first, n, t, T);
-    // kPlain: the record's form as a template argument and neither of the rare extras (the weight
-    // check: sssp; the symmetry hash: a symmetric input kept one way), so the loop tests none of
-    // them per record and keeps fewer values live; otherwise all of them at run time.
-    const auto scan = [&]<bool kPlain, EdgeFileType kType>() {
+    // The record's form and the extras (the weight check: sssp; the symmetry hash: a symmetric
+    // input kept one way, cc) as template arguments for the usual combinations, so the loop tests
+    // none of them per record and keeps its values in registers; the rare others (both extras, or
+    // the hash with the weight) test them all at run time (CheckExtras::kAny). rmat22-sym cc at 4G
+    // checked its records at run time: 26% of its CPU (docs/performance.md, session 54).
+    const auto scan = [&]<CheckExtras kExtras, EdgeFileType kType>() {
+      constexpr bool kAny = kExtras == CheckExtras::kAny;
+      const bool weights = kAny ? check_weights : kExtras == CheckExtras::kWeights;
+      const bool hash = kAny ? hash_symmetry : kExtras == CheckExtras::kSymmetryHash;
+      const bool hashed_weight = kAny && hash_weight;
       std::uint64_t symmetry_sum = 0;
-      const std::size_t step = kPlain ? edge_record_size(kType) : record_bytes;
+      const std::size_t step = kAny ? record_bytes : edge_record_size(kType);
       const std::byte* record = bytes + lo * step;
       for (std::size_t i = lo; i < hi; ++i, record += step) {
-        const Edge e = decode_edge(record, kPlain ? kType : record_type);
-        if (!edge_is_valid(e, vertices, !kPlain && check_weights)) {
+        const Edge e = decode_edge(record, kAny ? record_type : kType);
+        if (!edge_is_valid(e, vertices, weights)) {
           bad[t] = base + i;
           bad_edges[t] = e;
           break;
         }
         visit(t, base + i, e);
-        if (!kPlain && hash_symmetry) symmetry_sum += signed_edge_hash(e, hash_weight);
+        if (hash) symmetry_sum += signed_edge_hash(e, hashed_weight);
       }
       return symmetry_sum;
     };
+    const auto scan_as = [&]<CheckExtras kExtras>() {
+      return record_type == EdgeFileType::kWeighted ? scan.template operator()<kExtras, EdgeFileType::kWeighted>()
+                                                    : scan.template operator()<kExtras, EdgeFileType::kUnweighted>();
+    };
     std::uint64_t symmetry_sum = 0;
-    if (hash_symmetry || check_weights) {
-      symmetry_sum = scan.template operator()<false, EdgeFileType::kUnweighted>();
-    } else if (record_type == EdgeFileType::kWeighted) {
-      symmetry_sum = scan.template operator()<true, EdgeFileType::kWeighted>();
+    if (hash_symmetry && (hash_weight || check_weights)) {
+      symmetry_sum = scan.template operator()<CheckExtras::kAny, EdgeFileType::kUnweighted>();
+    } else if (hash_symmetry) {
+      symmetry_sum = scan_as.template operator()<CheckExtras::kSymmetryHash>();
+    } else if (check_weights) {
+      symmetry_sum = scan_as.template operator()<CheckExtras::kWeights>();
     } else {
-      symmetry_sum = scan.template operator()<true, EdgeFileType::kUnweighted>();
+      symmetry_sum = scan_as.template operator()<CheckExtras::kNone>();
     }
     symmetry[t].value += symmetry_sum;
   });
