@@ -74,7 +74,9 @@ struct GridBucketing {
     const unsigned sub_bits = grid_sub_bucket_bits(blocks, shift);
     return GridBucketing{shift, sub_bits, sub_bits + 1};
   }
-  std::uint64_t operator()(std::uint32_t src, std::uint32_t dst) const {
+  // (Always inlined: gcc called it for every record of the on-disk grid's check, 2.7% of rmat22-sym
+  // cc's CPU at 256M.)
+  [[gnu::always_inline]] std::uint64_t operator()(std::uint32_t src, std::uint32_t dst) const {
     const std::uint32_t bs = src >> shift;
     const std::uint32_t bd = dst >> shift;
     const std::uint64_t side = bd >= bs ? 1U : 0U;

@@ -1601,14 +1601,16 @@ std::vector<std::uint64_t> EngineBase::grid_slab_bounds(std::span<const std::uin
 
 // Checks every input record, in parallel (the first bad one reported), counting each bucket's
 // records (counts[t][b] for task t) and calling on_bucket(t, e, b) for each record e the grid
-// keeps (b: its bucket; task t's in input order); on_run(records) comes before each run's check,
-// and `stage(run, first, counts)` sees each checked run of records (with the counts so far). Ends with
+// keeps (b: its bucket; task t's in input order), where on_bucket = on_run(records), called before
+// each run's check: a value (a lambda capturing by value), copied into every task of the check so
+// that its values stay in registers instead of being read through references for every record.
+// `stage(run, first, counts)` sees each checked run of records (with the counts so far). Ends with
 // the buckets placed (place_buckets). With kFirstRunOnly the buckets are counted in the first run
 // only (what stage needs to estimate their shares) and not placed: the caller counts and places
 // them itself (build_staged, from its staged blocks: counting every record here, in a row of
 // counters per task, 266 KiB on rmat22, cost rmat22 bfs at 256M 0.3-0.4 s of user CPU more).
-template <bool kFirstRunOnly, typename Stage, typename OnBucket, typename OnRun>
-Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket, OnRun&& on_run) {
+template <bool kFirstRunOnly, typename Stage, typename OnRun>
+Status EngineBase::check_count_and(Stage&& stage, OnRun&& on_run) {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
   const std::size_t T = plan_.threads;
@@ -1623,10 +1625,13 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket, OnRun&& 
   ES_ASSIGN_OR_RETURN(auto reader, open_input());
   ES_RETURN_IF_ERROR(for_each_record_run(*reader, rs, input_name, [&](std::span<const std::byte> run, std::uint64_t first) -> Status {
     if (cancel_requested()) return cancelled();
-    on_run(run.size() / rs);
-    // By value (check_run copies the callback per task): the values stay in registers.
+    const auto on_bucket = on_run(run.size() / rs);
+    // By value (check_run copies the callback per task): the values stay in registers. Always
+    // inlined into the check's loop: with build_staged's on_bucket in it, gcc called it for every
+    // record (rmat22-sym cc at 256M: 18.5% of the CPU in the call, docs/performance.md, session 54).
     auto check_as = [&]<bool kHalved, bool kCount>() {
-      return check_run(run, first, [row = rows.data(), bucket_of, &on_bucket](std::size_t t, std::uint64_t, const Edge& e) {
+      return check_run(run, first, [row = rows.data(), bucket_of, on_bucket](std::size_t t, std::uint64_t, const Edge& e)
+                                       __attribute__((always_inline)) {
         // A branch, although which of a pair of reverse records comes first is a coin flip: adding
         // 0 for the reverse records instead cost more CPU (docs/performance.md, session 34).
         if (kHalved && e.src > e.dst) return;  // the reverse of a record the grid keeps
@@ -1652,7 +1657,7 @@ Status EngineBase::check_count_and(Stage&& stage, OnBucket&& on_bucket, OnRun&& 
 
 Status EngineBase::check_and_count() {
   return check_count_and<false>([](std::span<const std::byte>, std::uint64_t, const auto&) { return Status::ok(); },
-                                [](std::size_t, const Edge&, std::uint64_t) {}, [](std::size_t) {});
+                                [](std::size_t) { return [](std::size_t, const Edge&, std::uint64_t) {}; });
 }
 
 Expected<std::unique_ptr<FramedReader>> EngineBase::open_input() {
@@ -1922,29 +1927,35 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     std::uint64_t next = 0;
   };
   std::vector<EntryCursor> entry_end(T);  // after the check: the end of task t's entries
+  // Before each run's check: where its entries go, and the check's visitor of the records the grid
+  // keeps (its values captured by value: read through references, they were loaded again for every
+  // record, the entries' stores may alias them).
   auto on_run = [&](std::size_t records) {
     check_entries = nullptr;
     check_entry_groups = nullptr;
-    if (!fused || !grouped || records > run_records) return;  // (a longer run than the reader's chunk: not expected)
-    if (run_staged.size() < run_records * 10) run_staged.resize(run_records * 10);
-    check_entries = run_staged.data();
-    check_entry_groups = run_staged.data() + run_records * 8;
-    for (std::size_t t = 0; t < T; ++t) entry_end[t].next = records * t / T;  // the start of task t's range
-  };
-  // (Always inlined into the check's loop: gcc otherwise calls it for every record.)
-  auto on_bucket = [&](std::size_t t, const Edge& e, std::uint64_t b) __attribute__((always_inline)) {
-    if (!grouped) return;
-    const std::uint32_t g = group_of[b];
-    ++group_count(t, g);
-    if (check_entries != nullptr) {
-      const std::uint64_t i = entry_end[t].next++;
-      const auto bucket = static_cast<std::uint32_t>(b);
-      const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);  // encode_grid_record<kLocal4>'s
-      const auto group_index = static_cast<std::uint16_t>(g);
-      std::memcpy(check_entries + i * 8, &bucket, 4);
-      std::memcpy(check_entries + i * 8 + 4, &local, 4);
-      std::memcpy(check_entry_groups + i * 2, &group_index, 2);
+    if (fused && grouped && records <= run_records) {  // (a longer run than the reader's chunk: not expected)
+      if (run_staged.size() < run_records * 10) run_staged.resize(run_records * 10);
+      check_entries = run_staged.data();
+      check_entry_groups = run_staged.data() + run_records * 8;
+      for (std::size_t t = 0; t < T; ++t) entry_end[t].next = records * t / T;  // the start of task t's range
     }
+    // (Always inlined into the check's loop: gcc otherwise calls it for every record.)
+    return [counting = grouped, group_index = group_of.data(), lines = check_groups.data(), row_lines, entries = check_entries,
+            entry_groups = check_entry_groups, cursor = entry_end.data(),
+            local_mask](std::size_t t, const Edge& e, std::uint64_t b) __attribute__((always_inline)) {
+      if (!counting) return;
+      const std::uint32_t g = group_index[b];
+      ++lines[t * row_lines + g / 8].count[g % 8];  // group_count(t, g)
+      if (entries != nullptr) {
+        const std::uint64_t i = cursor[t].next++;
+        const auto bucket = static_cast<std::uint32_t>(b);
+        const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);  // encode_grid_record<kLocal4>'s
+        const auto group = static_cast<std::uint16_t>(g);
+        std::memcpy(entries + i * 8, &bucket, 4);
+        std::memcpy(entries + i * 8 + 4, &local, 4);
+        std::memcpy(entry_groups + i * 2, &group, 2);
+      }
+    };
   };
   auto stage = [&](std::span<const std::byte> run, std::uint64_t, const std::vector<std::vector<std::uint64_t>>& counts) -> Status {
     const std::size_t m = run.size() / rs;
@@ -2107,7 +2118,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   };
   {
     const timeline::Span span("check and stage", "setup");
-    Status status = check_count_and<true>(stage, on_bucket, on_run);
+    Status status = check_count_and<true>(stage, on_run);
     for (std::uint64_t g = 0; g < groups && status.is_ok(); ++g) {
       if (group[g].filled > 0) status = flush(g, 0);
     }

@@ -175,8 +175,8 @@ class EngineBase {
   void build_grid();
   Status load_grid_records();
   void finish_grid();
-  template <bool kFirstRunOnly, typename Stage, typename OnBucket, typename OnRun>
-  Status check_count_and(Stage&& stage, OnBucket&& on_bucket, OnRun&& on_run);
+  template <bool kFirstRunOnly, typename Stage, typename OnRun>
+  Status check_count_and(Stage&& stage, OnRun&& on_run);
   Status check_and_count();
   std::vector<std::uint8_t> bucket_owners() const;
   Status place_from_input(std::uint64_t lo, std::uint64_t slab, std::byte* out);
