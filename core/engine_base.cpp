@@ -1909,19 +1909,20 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   const std::size_t row_lines = (groups + 7) / 8 + 1;
   std::vector<CounterLine> check_groups(T * row_lines);
   auto group_count = [&](std::size_t t, std::uint64_t g) -> std::uint64_t& { return check_groups[t * row_lines + g / 8].count[g % 8]; };
-  // From the second run on, a grid of 4-byte records takes its staged entries from the check: for
-  // each record it keeps, the check's task writes the entry (bucket, grid record: 8 bytes) and the
-  // group, in input order from the start of its range of the run (a halved grid's entries packed),
-  // and staging only moves them to their groups. (Staging that decoded, bucketed and looked up
-  // every record again cost ~6 ns of CPU a record more: rmat22 bfs at 256M, docs/performance.md,
-  // session 41.) Such a run's entries all go straight to their groups' buffers, a buffer flushed
+  // From the second run on, the grid takes its staged entries from the check: for each record it
+  // keeps, the check's task writes the entry (bucket, grid record: 8 or 12 bytes) and the group, in
+  // input order from the start of its range of the run (a halved grid's entries packed), and
+  // staging only moves them to their groups. (Staging that decoded, bucketed and looked up every
+  // record again cost ~6 ns of CPU a record more: rmat22 bfs at 256M, docs/performance.md, session
+  // 41; for 8-byte grid records, weighted, since session 54.) Such a run's entries all go straight to their groups' buffers, a buffer flushed
   // first when they would not fit it (and when a group's share is larger than a whole buffer, one
   // task moves them all in order, flushing as it goes), so the run needs no copy by group: the
   // entries and groups take run_staged's room instead (the memory plan counts the larger of the two).
   const std::uint64_t run_records = std::max<std::uint64_t>(plan_.io.read_chunk, graph_.framed() ? graph_.frame_bytes : 0) / rs;
-  const bool fused = local4 && groups <= std::uint64_t{UINT16_MAX} + 1;
-  if (fused) run_staged.reserve(run_records * 10);  // the first run's copy by group, then the check's entries
-  std::byte* check_entries = nullptr;  // where the check of this run writes them, 8 bytes each (null: it does not)
+  const bool fused = groups <= std::uint64_t{UINT16_MAX} + 1;
+  const std::uint64_t entries_room = run_records * (staged_record + 2);  // a run's entries, then their groups
+  if (fused) run_staged.reserve(entries_room);  // the first run's copy by group, then the check's entries
+  std::byte* check_entries = nullptr;  // where the check of this run writes them, staged_record bytes each (null: it does not)
   std::byte* check_entry_groups = nullptr;  // ... and their groups, 2 bytes each
   struct alignas(64) EntryCursor {  // task t's next entry of this run (one cache line per task)
     std::uint64_t next = 0;
@@ -1930,13 +1931,15 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   // Before each run's check: where its entries go, and the check's visitor of the records the grid
   // keeps (its values captured by value: read through references, they were loaded again for every
   // record, the entries' stores may alias them).
-  auto on_run = [&](std::size_t records) {
+  // (The layout a template argument: check_count_and is instantiated for each.)
+  auto on_run_as = [&]<GridLayout kLayout>(std::size_t records) {
+    constexpr std::size_t kStaged = kLayout == GridLayout::kLocal4 ? 8 : 12;  // staged_record
     check_entries = nullptr;
     check_entry_groups = nullptr;
     if (fused && grouped && records <= run_records) {  // (a longer run than the reader's chunk: not expected)
-      if (run_staged.size() < run_records * 10) run_staged.resize(run_records * 10);
+      if (run_staged.size() < entries_room) run_staged.resize(entries_room);
       check_entries = run_staged.data();
-      check_entry_groups = run_staged.data() + run_records * 8;
+      check_entry_groups = run_staged.data() + run_records * kStaged;
       for (std::size_t t = 0; t < T; ++t) entry_end[t].next = records * t / T;  // the start of task t's range
     }
     // (Always inlined into the check's loop: gcc otherwise calls it for every record.)
@@ -1949,14 +1952,15 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       if (entries != nullptr) {
         const std::uint64_t i = cursor[t].next++;
         const auto bucket = static_cast<std::uint32_t>(b);
-        const std::uint32_t local = (e.src & local_mask) | ((e.dst & local_mask) << 16);  // encode_grid_record<kLocal4>'s
         const auto group = static_cast<std::uint16_t>(g);
-        std::memcpy(entries + i * 8, &bucket, 4);
-        std::memcpy(entries + i * 8 + 4, &local, 4);
+        std::memcpy(entries + i * kStaged, &bucket, 4);
+        encode_grid_record<kLayout>(entries + i * kStaged + 4, e, local_mask);
         std::memcpy(entry_groups + i * 2, &group, 2);
       }
     };
   };
+  auto on_run4 = [&](std::size_t records) { return on_run_as.template operator()<GridLayout::kLocal4>(records); };
+  auto on_run8 = [&](std::size_t records) { return on_run_as.template operator()<GridLayout::kLocal8>(records); };
   auto stage = [&](std::span<const std::byte> run, std::uint64_t, const std::vector<std::vector<std::uint64_t>>& counts) -> Status {
     const std::size_t m = run.size() / rs;
     const bool counted = grouped;  // the check of this run counted its groups
@@ -2019,7 +2023,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
           for (std::uint64_t i = m * t / T; i < entry_end[t].next; ++i) {
             std::uint16_t g;
             std::memcpy(&g, check_entry_groups + i * 2, 2);
-            std::memcpy(buffers + g * block + group[g].filled, check_entries + i * 8, 8);
+            std::memcpy(buffers + g * block + group[g].filled, check_entries + i * staged_record, staged_record);
             group[g].filled += staged_record;
             ++group[g].staged;
             if (group[g].filled == block) ES_RETURN_IF_ERROR(flush(g, g % flushers));  // (the group's staging task's output blocks)
@@ -2056,20 +2060,18 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
       const std::uint32_t mask = local_mask;
       const bool drop_reversed = halved;
       const std::size_t end = m * (t + 1) / T;
-      if constexpr (kLayout == GridLayout::kLocal4) {
-        if (from_check) {  // the check's entries: task t's of the check (which counted them) from the start of its range
-          const std::byte* const entries = check_entries;
-          const std::byte* const entry_groups = check_entry_groups;
-          const std::uint64_t entries_end = entry_end[t].next;
-          for (std::size_t i = m * t / T; i < entries_end; ++i) {
-            std::uint16_t g;
-            std::memcpy(&g, entry_groups + i * 2, 2);
-            std::byte*& at = next[g];
-            std::memcpy(at, entries + i * 8, 8);
-            at += 8;
-          }
-          return;
+      if (from_check) {  // the check's entries: task t's of the check (which counted them) from the start of its range
+        const std::byte* const entries = check_entries;
+        const std::byte* const entry_groups = check_entry_groups;
+        const std::uint64_t entries_end = entry_end[t].next;
+        for (std::size_t i = m * t / T; i < entries_end; ++i) {
+          std::uint16_t g;
+          std::memcpy(&g, entry_groups + i * 2, 2);
+          std::byte*& at = next[g];
+          std::memcpy(at, entries + i * kStaged, kStaged);
+          at += kStaged;
         }
+        return;
       }
       for (std::size_t i = m * t / T; i < end; ++i) {
         const Edge e = decode_edge(input + i * kInput, input_type);
@@ -2118,7 +2120,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   };
   {
     const timeline::Span span("check and stage", "setup");
-    Status status = check_count_and<true>(stage, on_run);
+    Status status = local4 ? check_count_and<true>(stage, on_run4) : check_count_and<true>(stage, on_run8);
     for (std::uint64_t g = 0; g < groups && status.is_ok(); ++g) {
       if (group[g].filled > 0) status = flush(g, 0);
     }

@@ -308,9 +308,9 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       const std::uint64_t step = std::min(kMinGridWindow, largest);
       const std::uint64_t run_bytes = std::max<std::uint64_t>(plan.io.read_chunk, input.input_frame_bytes);
       // A run's staged records (no more bytes than the run: a staged record, 8 or 12 bytes, is no
-      // larger than its input record), or for a grid of 4-byte records, the run's entries and
-      // groups from the check instead (8 + 2 bytes a record).
-      const std::uint64_t check_entries = input.grid_record_bytes == 4 ? run_bytes / std::max<std::size_t>(input.record_bytes, 1) * 10 : 0;
+      // larger than its input record), or the run's entries and groups from the check instead
+      // (staged record + 2 bytes a record).
+      const std::uint64_t check_entries = run_bytes / std::max<std::size_t>(input.record_bytes, 1) * (4 + input.grid_record_bytes + 2);
       const std::uint64_t fixed = (3 * threads + 8) * buckets * 4 + block_cells(b32) * 8 +
                                   round_up(padded * input.source_bytes, kIoAlignment) +
                                   round_up((padded - vertices) * input.vertex_bytes, kIoAlignment) + std::max(run_bytes, check_entries) +

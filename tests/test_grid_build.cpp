@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <span>
@@ -53,6 +54,27 @@ struct ArrivalOrderProgram {
     return true;
   }
   bool done(const SuperstepStats&) const { return true; }
+};
+
+// The same with the weights (grid records of 8 bytes): every vertex hashes the sources and the
+// weights of its in-edges in the order their updates arrive.
+struct WeightedArrivalOrderProgram : ArrivalOrderProgram {
+  struct Update {
+    std::uint32_t source;
+    float weight;
+  };
+  static constexpr bool kReadsWeights = true;
+
+  template <typename Emit>
+  void scatter(const Vertex&, const Edge& e, std::uint32_t, Emit&& emit) const {
+    emit(e.dst, Update{e.src, e.weight});
+  }
+  bool gather(VertexId, Vertex& s, const Update& u, std::uint32_t) const {
+    std::uint32_t weight_bits = 0;
+    std::memcpy(&weight_bits, &u.weight, 4);
+    s.hash = mix64(s.hash * 31 + (u.source | std::uint64_t{weight_bits} << 32));
+    return true;
+  }
 };
 
 // A run of an arrival-order program: its statistics and every vertex's hash.
@@ -123,63 +145,73 @@ TEST_CASE("in-memory grid: input order inside every bucket, whatever the threads
 TEST_CASE("on-disk grid of records as they are: input order inside every bucket, staged from the check's entries or not",
           "[grid_build]") {
   // The on-disk grid is staged in groups while the input is read (EngineBase::build_staged). From
-  // its second run on, a grid of 4-byte records takes the staged entries the check wrote
-  // (RunStats::grid_staged_from_check); the first run, and runs too long for a group's buffer, are
-  // staged from the input again. Kept as they are (--grid_codec none, not sorted), a bucket's
-  // records are in input order either way: the arrival hashes equal the in-memory grid's of whole
-  // records, whose buckets keep input order (the test above).
+  // its second run on, the grid takes the staged entries the check wrote (RunStats::grid_staged_from_check);
+  // the first run, and runs too long for a group's buffer, are staged from the input again. Kept
+  // as they are (--grid_codec none, not sorted), a bucket's records are in input order either way:
+  // the arrival hashes equal the in-memory grid's of whole records, whose buckets keep input order
+  // (the test above). Grid records of 4 bytes, and of 8 (a program that reads the weights).
   TempDir dir;
   const std::uint32_t V = kLongListsVertices;
   const std::vector<Edge> edges = long_in_lists_edges(23);
   const auto info = write_and_read_graph(dir.path(), edges, V);
   std::uint64_t from_check = 0;
   std::uint64_t serially = 0;
-  auto run = [&](bool disk, unsigned threads, std::size_t read_chunk, std::uint64_t grid_memory = UINT64_MAX) {
-    INFO((disk ? "on disk" : "in memory") << " -p " << threads << " read chunk " << read_chunk << " grid memory " << grid_memory);
-    EngineOptions options;
-    options.threads = threads;
-    options.cpu_cache_size = 16384;
-    options.compact_grid = disk;  // in memory: whole records
-    options.io.read_chunk = read_chunk;
-    options.work_dirs = {dir.path()};
-    if (disk) {
-      options.cache_edges = false;
-      options.disk_grid = DiskGrid::kOn;
-      options.grid_codec = GridCodec::kNone;
-      options.grid_window = 64 << 10;
-      options.grid_memory = grid_memory;
-    }
-    auto [stats, hashes] = arrival_hashes<ArrivalOrderProgram>(info, options);
-    CHECK(stats.plan.grid_record_bytes == (disk ? 4 : 12));
-    REQUIRE(stats.plan.grid_shift < 15);  // several blocks
-    if (disk) {
-      CHECK(stats.plan.grid_window_bytes == (64 << 10));
-      CHECK(stats.plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
-    }
-    from_check = stats.grid_staged_from_check;
-    serially = stats.grid_runs_staged_serially;
-    return hashes;
-  };
-  const std::vector<std::uint64_t> input_order = run(false, 2, std::size_t{4} << 20);
-  CHECK(from_check == 0);
-  auto differing = [&](const std::vector<std::uint64_t>& hashes) { return count_differing(hashes, input_order); };
-  for (const unsigned threads : {1U, 2U, 3U}) {
-    INFO("-p " << threads);
-    // Runs of 1365 records: every run after the first staged from the check's entries.
-    CHECK(differing(run(true, threads, 16384)) == 0);
-    CHECK(from_check > 0);
-    CHECK(from_check < edges.size());
-    CHECK(from_check + 16384 / 12 >= edges.size());
-    CHECK(serially == 0);
-    // One run: staged from the input.
-    CHECK(differing(run(true, threads, std::size_t{4} << 20)) == 0);
+  const auto check_program = [&]<typename Program>(std::size_t disk_record_bytes) {
+    INFO("grid records of " << disk_record_bytes << " bytes on disk");
+    auto run = [&](bool disk, unsigned threads, std::size_t read_chunk, std::uint64_t grid_memory = UINT64_MAX) {
+      INFO((disk ? "on disk" : "in memory") << " -p " << threads << " read chunk " << read_chunk << " grid memory " << grid_memory);
+      EngineOptions options;
+      options.threads = threads;
+      options.cpu_cache_size = 16384;
+      options.compact_grid = disk;  // in memory: whole records
+      options.io.read_chunk = read_chunk;
+      options.work_dirs = {dir.path()};
+      if (disk) {
+        options.cache_edges = false;
+        options.disk_grid = DiskGrid::kOn;
+        options.grid_codec = GridCodec::kNone;
+        options.grid_window = 64 << 10;
+        options.grid_memory = grid_memory;
+      }
+      auto [stats, hashes] = arrival_hashes<Program>(info, options);
+      CHECK(stats.plan.grid_record_bytes == (disk ? disk_record_bytes : 12));
+      REQUIRE(stats.plan.grid_shift < 15);  // several blocks
+      if (disk) {
+        CHECK(stats.plan.grid_window_bytes == (64 << 10));
+        CHECK(stats.plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
+      }
+      from_check = stats.grid_staged_from_check;
+      serially = stats.grid_runs_staged_serially;
+      return hashes;
+    };
+    const std::vector<std::uint64_t> input_order = run(false, 2, std::size_t{4} << 20);
     CHECK(from_check == 0);
-    // Small staging buffers, runs of 21845 records: a run's share of a group is more than a
-    // buffer, so one task moves the run's entries, in order, flushing as it goes.
-    CHECK(differing(run(true, threads, 256 << 10, 256 << 10)) == 0);
-    CHECK(from_check > 0);
-    CHECK(serially > 0);
-  }
+    auto differing = [&](const std::vector<std::uint64_t>& hashes) { return count_differing(hashes, input_order); };
+    for (const unsigned threads : {1U, 2U, 3U}) {
+      INFO("-p " << threads);
+      // Runs of 1365 records: every run after the first staged from the check's entries.
+      CHECK(differing(run(true, threads, 16384)) == 0);
+      CHECK(from_check > 0);
+      CHECK(from_check < edges.size());
+      CHECK(from_check + 16384 / 12 >= edges.size());
+      CHECK(serially == 0);
+      // One run: staged from the input.
+      CHECK(differing(run(true, threads, std::size_t{4} << 20)) == 0);
+      CHECK(from_check == 0);
+      // Small staging buffers, runs of 21845 records: a run's share of a group is more than a
+      // buffer, so one task moves the run's entries, in order, flushing as it goes. (8-byte
+      // records get a little more room: in 256 KiB, 3 tasks' staging blocks of 12-byte entries
+      // would be smaller than a page of them, and the grid placed from the input.)
+      CHECK(differing(run(true, threads, 256 << 10, (disk_record_bytes == 4 ? 256 : 320) << 10)) == 0);
+      CHECK(from_check > 0);
+      CHECK(serially > 0);
+    }
+    return input_order;
+  };
+  const std::vector<std::uint64_t> unweighted = check_program.template operator()<ArrivalOrderProgram>(4);
+  const std::vector<std::uint64_t> weighted = check_program.template operator()<WeightedArrivalOrderProgram>(8);
+  // The weights count in the hashes: a grid whose records lost them would fail the checks above.
+  CHECK(count_differing(weighted, unweighted) > 1000);
 }
 
 // ArrivalOrderProgram undirected, each edge of a symmetric input used once per direction: the grid
