@@ -90,17 +90,14 @@ struct GridBucketing {
 /// ((block(src) * blocks + block(dst)) << sub_bits) | sub. One id per bucket a record can be in:
 /// a diagonal cell's records are all on side 1, so there are blocks^2 << sub_bits of them against
 /// the buckets' blocks * (blocks + 1) << sub_bits, and up to 256 blocks they fit in 2 bytes (2^24
-/// vertices in 256 blocks: 65,536 ids, 65,792 buckets). A halved grid marks the records it leaves
-/// out (src > dst) with `dropped()`: the pair {1, 0}, which no record it keeps has (with a single
-/// block, the id just past the pairs').
+/// vertices in 256 blocks: 65,536 ids, 65,792 buckets).
 struct GridPairIds {
   GridBucketing bucketing;
   std::uint32_t blocks = 1;
 
   static GridPairIds of(std::uint32_t blocks, const GridBucketing& bucketing) { return GridPairIds{bucketing, blocks}; }
-  /// The ids: [0, space()), the dropped mark included.
-  std::uint64_t space() const { return pairs() + (blocks == 1 ? 1 : 0); }
-  std::uint64_t dropped() const { return blocks == 1 ? pairs() : std::uint64_t{blocks} << bucketing.sub_bits; }
+  /// The ids: [0, space()).
+  std::uint64_t space() const { return pairs(); }
   /// Bytes per id while the grid is built: the one size the memory plan and the engine both use.
   std::size_t id_bytes() const { return grid_bucket_id_bytes(space()); }
   /// Contract: src and dst are below blocks << shift.
@@ -111,7 +108,7 @@ struct GridPairIds {
     const unsigned sub_bits = bucketing.sub_bits;
     return std::uint64_t{src >> shift} * (std::uint64_t{blocks} << sub_bits) + (dst >> (shift - sub_bits));
   }
-  /// The bucket of id (below pairs(); not the dropped mark): GridBucketing's for the same edge.
+  /// The bucket of id (below pairs()): GridBucketing's for the same edge.
   std::uint64_t bucket(std::uint64_t id) const {
     const std::uint64_t sub = id & ((std::uint64_t{1} << bucketing.sub_bits) - 1);
     const std::uint64_t pair = id >> bucketing.sub_bits;

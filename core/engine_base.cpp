@@ -1112,8 +1112,8 @@ void EngineBase::finish_grid() {
 // buckets and groups), a run's records to group (then the sort's scratch, for programs that tell
 // their active vertices: each bucket by source), the segments' offsets and each worker's counts.
 // Halved (symmetric_one_way_, like the on-disk grid): only the records with src <= dst are placed
-// (the others are their reverses), scattered both ways. A dropped record gets the id
-// GridPairIds::dropped(), which no kept record has; its group is an extra one, never placed.
+// (the others are their reverses), scattered both ways; the check packs them (each task's from the
+// start of its range of the run), so that only they are grouped and placed.
 Status EngineBase::load_grid_records() {
   const std::size_t rs = graph_.record_size();
   const std::uint64_t n = graph_.edges;
@@ -1128,7 +1128,6 @@ Status EngineBase::load_grid_records() {
   const std::size_t id_bytes = pair_id.id_bytes();
   grid_halved_ = symmetric_one_way_;
   const bool halved = grid_halved_;
-  const std::uint64_t dropped = pair_id.dropped();  // the id of a record a halved grid leaves out
   edge_cache_ = AlignedBuffer(n * (grid_rs + id_bytes));
   std::byte* records = edge_cache_.data();
   std::byte* bucket_ids = records + n * grid_rs;
@@ -1145,8 +1144,7 @@ Status EngineBase::load_grid_records() {
     pool_->run(T, [&](std::size_t t, unsigned) { fault_in_share(grid_.data(), from, upto, t, T); });
     touched = upto;
   };
-  // Each id's bucket, and placement groups: the buckets in the grid's order cut into G groups;
-  // group G (not placed) holds a halved grid's dropped records.
+  // Each id's bucket, and placement groups: the buckets in the grid's order cut into G groups.
   const std::uint64_t G = std::min<std::uint64_t>(kGridPlacementGroups, buckets);
   std::vector<std::uint32_t> bucket_of_id(ids, 0);
   std::vector<std::uint32_t> group_of(ids, static_cast<std::uint32_t>(G));
@@ -1163,12 +1161,15 @@ Status EngineBase::load_grid_records() {
       bucket_of_id[id] = static_cast<std::uint32_t>(pair_id.bucket(id));
       group_of[id] = group_of_bucket[bucket_of_id[id]];
     }
-    if (halved) group_of[dropped] = static_cast<std::uint32_t>(G);
   }
   const std::uint64_t stride = G + 2;  // a segment's offsets: where each group starts, and its end
   std::vector<std::uint64_t> segment_first;   // each segment's first record
   std::vector<std::uint64_t> segment_starts;  // stride per segment, relative to its first record
   std::vector<std::byte> run_scratch;         // the run being read, checked: its records, then their ids
+  struct alignas(64) KeptCursor {  // a halved grid: task t's next kept record of the run (a cache line per task)
+    std::uint64_t next = 0;
+  };
+  std::vector<KeptCursor> kept_end(T);
   // Each worker's count of every id, while the input is read (the storage-bound read leaves the
   // cores time for it; 8 bytes per id and worker, in the L2 cache here).
   std::vector<std::vector<std::uint64_t>> id_counts(pool_->size(), std::vector<std::uint64_t>(ids, 0));
@@ -1222,14 +1223,19 @@ Status EngineBase::load_grid_records() {
     // Captured by value (check_run copies this per task): the values stay in registers; the
     // choices are template arguments, not flags tested for every record (the compiler kept those
     // in memory: the records' stores may alias them).
+    // Halved: each task packs the records the grid keeps from the start of its range (kept_end[t]:
+    // the end), so that grouping them moves only those (rmat22-sym cc at 4G: CPU 4.35 -> 3.88 s,
+    // docs/performance.md, session 54). Every record is written, the cursor moved past the kept
+    // ones only: not a branch, which records a symmetric input keeps being a coin flip per record.
+    for (std::size_t t = 0; t < T; ++t) kept_end[t].next = m * t / T;
     auto check_as = [&]<bool kHalved, typename Id, GridLayout kLayout>() {
       constexpr std::size_t kGridBytes = kLayout == GridLayout::kLocal4 ? 4 : 8;
-      return check_run(run, first, [=](std::size_t, std::uint64_t i, const Edge& e) {
-        // (b, not a branch: which records a symmetric input keeps is a coin flip per record)
-        const std::uint64_t b = kHalved && e.src > e.dst ? dropped : pair_id(e.src, e.dst);
-        const auto id = static_cast<Id>(b);
-        std::memcpy(run_ids + (i - first) * sizeof(Id), &id, sizeof(Id));
-        encode_grid_record<kLayout>(run_records + (i - first) * kGridBytes, e, local_mask);
+      return check_run(run, first, [=, cursor = kept_end.data()](std::size_t t, std::uint64_t i, const Edge& e) {
+        const std::uint64_t k = kHalved ? cursor[t].next : i - first;
+        const auto id = static_cast<Id>(pair_id(e.src, e.dst));
+        std::memcpy(run_ids + k * sizeof(Id), &id, sizeof(Id));
+        encode_grid_record<kLayout>(run_records + k * kGridBytes, e, local_mask);
+        if constexpr (kHalved) cursor[t].next = k + (e.src <= e.dst ? 1 : 0);
       });
     };
     auto check_with = [&]<bool kHalved>() {
@@ -1247,7 +1253,7 @@ Status EngineBase::load_grid_records() {
     segment_starts.resize((segments + T) * stride);
     pool_->run(T, [&](std::size_t t, unsigned worker) {
       const std::uint64_t lo = first + m * t / T;
-      const std::uint64_t hi = first + m * (t + 1) / T;
+      const std::uint64_t hi = halved ? first + kept_end[t].next : first + m * (t + 1) / T;
       std::uint64_t* starts = segment_starts.data() + (segments + t) * stride;
       std::uint64_t* id_count = id_counts[worker].data();
       if (id_bytes == 2) {
@@ -1277,15 +1283,13 @@ Status EngineBase::load_grid_records() {
       }
     }
   };
-  // The ids' counts: the workers' (a halved grid's dropped records, all under the id `dropped`,
-  // which no record it keeps has, are not placed). Counted after the read instead, by groups,
-  // this took 0.065 s of rmat22's set-up (docs/performance.md, session 40).
+  // The ids' counts: the workers'. Counted after the read instead, by groups, this took 0.065 s of
+  // rmat22's set-up (docs/performance.md, session 40).
   std::vector<std::uint64_t> per_id(ids, 0);
   for (const std::vector<std::uint64_t>& count : id_counts) {
     for (std::uint64_t id = 0; id < ids; ++id) per_id[id] += count[id];
   }
   id_counts = {};
-  if (halved) per_id[dropped] = 0;
   {
     std::vector<std::vector<std::uint64_t>> counts(1, std::vector<std::uint64_t>(buckets, 0));
     for (std::uint64_t id = 0; id < pair_id.pairs(); ++id) counts[0][bucket_of_id[id]] += per_id[id];

@@ -221,12 +221,14 @@ struct OneWayArrivalOrderProgram : ArrivalOrderProgram {
   static constexpr bool kOneWayOnSymmetricInput = true;
 };
 
-TEST_CASE("on-disk halved grid (a symmetric input used one way): staged from the check's packed entries or not, the same order",
+TEST_CASE("halved grid (a symmetric input used one way), on disk staged from the check's packed entries or not, and in memory: the same order",
           "[grid_build]") {
   // A halved grid drops the reverse records while the input is checked, so the check's tasks pack
-  // the entries of the records kept (EngineBase::build_staged). Kept as they are (--grid_codec
-  // none), a bucket's records are in input order: the arrival hashes do not depend on how the
-  // grid was staged, nor on the threads.
+  // the entries of the records kept (EngineBase::build_staged), or the records kept (the in-memory
+  // grid: EngineBase::load_grid_records). Kept as they are (--grid_codec none; the in-memory grid
+  // of a program that does not tell its active vertices is not sorted), a bucket's records are in
+  // input order: the arrival hashes do not depend on where or how the grid was built, nor on the
+  // threads or the input's runs.
   TempDir dir;
   const std::uint32_t V = kLongListsVertices;
   const std::vector<Edge> edges = with_reverses(long_in_lists_edges(29));
@@ -235,23 +237,30 @@ TEST_CASE("on-disk halved grid (a symmetric input used one way): staged from the
   const auto info = read_graph_ini(ini);
   REQUIRE(info.has_value());
   std::uint64_t from_check = 0;
-  auto run = [&](unsigned threads, std::size_t read_chunk) {
-    INFO("-p " << threads << " read chunk " << read_chunk);
+  auto run = [&](unsigned threads, std::size_t read_chunk, bool disk = true) {
+    INFO((disk ? "on disk" : "in memory") << " -p " << threads << " read chunk " << read_chunk);
     EngineOptions options;
     options.threads = threads;
     options.cpu_cache_size = 16384;
     options.io.read_chunk = read_chunk;
     options.work_dirs = {dir.path()};
-    options.cache_edges = false;
-    options.disk_grid = DiskGrid::kOn;
-    options.grid_codec = GridCodec::kNone;
-    options.grid_window = 64 << 10;
+    if (disk) {
+      options.cache_edges = false;
+      options.disk_grid = DiskGrid::kOn;
+      options.grid_codec = GridCodec::kNone;
+      options.grid_window = 64 << 10;
+    }
     auto [stats, hashes] = arrival_hashes<OneWayArrivalOrderProgram>(*info, options);
     CHECK(stats.symmetric_one_way);
     CHECK(stats.plan.grid_record_bytes == 4);
     REQUIRE(stats.plan.grid_shift < 15);  // several blocks
-    CHECK(stats.plan.grid_window_bytes == (64 << 10));
-    CHECK(stats.plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
+    if (disk) {
+      CHECK(stats.plan.grid_window_bytes == (64 << 10));
+      CHECK(stats.plan.grid_file_bytes > 4 * (64 << 10));  // several slabs: staged, not placed from the input
+    } else {
+      CHECK(stats.plan.grid_bytes > 0);
+      CHECK(stats.plan.grid_records == edges.size() / 2);  // the records kept, placed
+    }
     CHECK(stats.updates_emitted == edges.size());         // each record kept scattered both ways
     from_check = stats.grid_staged_from_check;
     return hashes;
@@ -267,6 +276,10 @@ TEST_CASE("on-disk halved grid (a symmetric input used one way): staged from the
     CHECK(from_check < edges.size() / 2);
     CHECK(differing(run(threads, std::size_t{4} << 20)) == 0);
     CHECK(from_check == 0);
+    // In memory: each run's records kept packed by the check's tasks, then grouped and placed.
+    for (const std::size_t chunk : {std::size_t{4} << 20, std::size_t{16384}, std::size_t{4096}}) {
+      CHECK(differing(run(threads, chunk, false)) == 0);
+    }
   }
 }
 
