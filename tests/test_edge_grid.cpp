@@ -89,8 +89,8 @@ TEST_CASE("grid bucketing: every edge has a bucket of the grid, never bucket 0 (
 }
 
 TEST_CASE("grid pair ids: one per bucket a record can be in, fewer than the buckets", "[edge_grid]") {
-  // One block, a few, sub-buckets capped, exactly 256 blocks (more than
-  // 2^16 buckets, 2^16 ids: 2 bytes), more than 256 (4 bytes).
+  // One block, a few, sub-buckets capped, exactly 256 blocks (more than 2^16 buckets, 2^16 ids: 2
+  // bytes), more than 256 (4 bytes).
   for (const auto& [blocks, shift] : {std::pair{1U, 16U}, std::pair{3U, 10U}, std::pair{64U, 16U}, std::pair{256U, 16U},
                                       std::pair{256U, 10U}, std::pair{400U, 12U}}) {
     INFO("blocks " << blocks << " shift " << shift);
