@@ -105,6 +105,11 @@ Status ensure_open_file_limit(std::uint64_t needed) {
 
 namespace {
 
+// 1 for src > dst (a record a halved grid leaves out: the reverse of one it keeps), else 0; as
+// arithmetic, not a comparison, which gcc made a branch of (a coin flip per record on a symmetric
+// input: which of a pair of reverse records comes first).
+[[gnu::always_inline]] inline std::uint64_t src_above_dst(const Edge& e) { return (std::uint64_t{e.dst} - e.src) >> 63; }
+
 // A 64-bit hash of the undirected edge {src, dst} (with its weight when with_weight: programs that
 // read weights), added for src < dst, subtracted for src > dst, 0 for a loop: the sum over a
 // multiset of edges is 0 when every edge comes with its reverse (same weight) as often as itself,
@@ -117,7 +122,7 @@ namespace {
 [[gnu::always_inline]] inline std::uint64_t signed_edge_hash(const Edge& e, bool with_weight) {
   const std::uint64_t src = e.src;
   const std::uint64_t dst = e.dst;
-  const std::uint64_t reversed = 0 - ((dst - src) >> 63);  // all ones for src > dst (gcc branched on std::min)
+  const std::uint64_t reversed = 0 - src_above_dst(e);  // all ones for src > dst (gcc branched on std::min)
   const std::uint64_t swap = (src ^ dst) & reversed;
   const std::uint64_t lo = src ^ swap;
   const std::uint64_t hi = dst ^ swap;
@@ -138,6 +143,12 @@ enum class CheckExtras {
 
 struct alignas(64) PaddedSum {  // one task's running sum, on a cache line of its own
   std::uint64_t value = 0;
+};
+
+// A check task's next place in a run (the records or entries it keeps, packed from the start of
+// its range), on a cache line of its own.
+struct alignas(64) TaskCursor {
+  std::uint64_t next = 0;
 };
 
 }  // namespace
@@ -1173,10 +1184,7 @@ Status EngineBase::load_grid_records() {
   std::vector<std::uint64_t> segment_first;   // each segment's first record
   std::vector<std::uint64_t> segment_starts;  // stride per segment, relative to its first record
   std::vector<std::byte> run_scratch;         // the run being read, checked: its records, then their ids
-  struct alignas(64) KeptCursor {  // a halved grid: task t's next kept record of the run (a cache line per task)
-    std::uint64_t next = 0;
-  };
-  std::vector<KeptCursor> kept_end(T);
+  std::vector<TaskCursor> kept_end(T);  // a halved grid: task t's next kept record of the run
   // Each worker's count of every id, while the input is read (the storage-bound read leaves the
   // cores time for it; 8 bytes per id and worker, in the L2 cache here).
   std::vector<std::vector<std::uint64_t>> id_counts(pool_->size(), std::vector<std::uint64_t>(ids, 0));
@@ -1260,8 +1268,7 @@ Status EngineBase::load_grid_records() {
         const auto id = static_cast<Id>(pair_id(e.src, e.dst));
         std::memcpy(run_ids + k * sizeof(Id), &id, sizeof(Id));
         encode_grid_record<kLayout>(run_records + k * kGridBytes, e, local_mask);
-        // (1 for src <= dst, as arithmetic: gcc made a branch of the comparison.)
-        if constexpr (kHalved) cursor[t].next = k + 1 - ((std::uint64_t{e.dst} - e.src) >> 63);
+        if constexpr (kHalved) cursor[t].next = k + 1 - src_above_dst(e);
       });
     };
     auto check_with = [&]<bool kHalved>() {
@@ -1938,7 +1945,11 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   };
   const std::size_t row_lines = (groups + 7) / 8 + 1;
   std::vector<CounterLine> check_groups(T * row_lines);
-  auto group_count = [&](std::size_t t, std::uint64_t g) -> std::uint64_t& { return check_groups[t * row_lines + g / 8].count[g % 8]; };
+  // Task t's counter of group g in `lines` (check_groups' rows).
+  const auto counter_of = [](CounterLine* lines, std::size_t row_lines, std::size_t t, std::uint64_t g) -> std::uint64_t& {
+    return lines[t * row_lines + g / 8].count[g % 8];
+  };
+  auto group_count = [&](std::size_t t, std::uint64_t g) -> std::uint64_t& { return counter_of(check_groups.data(), row_lines, t, g); };
   // From the second run on, the grid takes its staged entries from the check: for each record it
   // keeps, the check's task writes the entry (bucket, grid record: 8 or 12 bytes) and the group, in
   // input order from the start of its range of the run (a halved grid's entries packed), and
@@ -1956,10 +1967,7 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
   if (fused) run_staged.reserve(entries_room);  // the first run's copy by group, then the check's entries
   std::byte* check_entries = nullptr;  // where the check of this run writes them, staged_record bytes each (null: it does not)
   std::byte* check_entry_groups = nullptr;  // ... and their groups, 2 bytes each
-  struct alignas(64) EntryCursor {  // task t's next entry of this run (one cache line per task)
-    std::uint64_t next = 0;
-  };
-  std::vector<EntryCursor> entry_end(T);  // after the check: the end of task t's entries
+  std::vector<TaskCursor> entry_end(T);  // task t's next entry of this run; after the check, the end of its entries
   // Before each run's check: where its entries go, and the check's visitor of the records the grid
   // keeps (its values captured by value: read through references, they were loaded again for every
   // record, the entries' stores may alias them).
@@ -1976,11 +1984,11 @@ Status EngineBase::build_staged(std::uint64_t groups, std::uint64_t block) {
     }
     // (Always inlined into the check's loop: gcc otherwise calls it for every record.)
     return [counting = grouped, group_index = group_of.data(), lines = check_groups.data(), row_lines, entries = check_entries,
-            entry_groups = check_entry_groups, cursor = entry_end.data(),
+            entry_groups = check_entry_groups, cursor = entry_end.data(), counter_of,
             local_mask](std::size_t t, const Edge& e, std::uint64_t b) __attribute__((always_inline)) {
       if (!counting) return;
       const std::uint32_t g = group_index[b];
-      ++lines[t * row_lines + g / 8].count[g % 8];  // group_count(t, g)
+      ++counter_of(lines, row_lines, t, g);
       if (entries != nullptr) {
         const std::uint64_t i = cursor[t].next++;
         const auto bucket = static_cast<std::uint32_t>(b);

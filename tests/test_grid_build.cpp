@@ -93,6 +93,25 @@ ArrivalHashes arrival_hashes(const GraphInfo& info, const EngineOptions& options
   return {std::move(*stats), std::move(hashes)};
 }
 
+// The options of the cases below: the in-memory grid, or (disk) the on-disk grid of records as they
+// are (--grid_codec none) in 64 KiB windows, with at most grid_memory bytes of room.
+EngineOptions grid_build_options(const std::filesystem::path& dir, unsigned threads, std::size_t read_chunk, bool disk,
+                                 std::uint64_t grid_memory = UINT64_MAX) {
+  EngineOptions options;
+  options.threads = threads;
+  options.cpu_cache_size = 16384;
+  options.io.read_chunk = read_chunk;
+  options.work_dirs = {dir};
+  if (disk) {
+    options.cache_edges = false;
+    options.disk_grid = DiskGrid::kOn;
+    options.grid_codec = GridCodec::kNone;
+    options.grid_window = 64 << 10;
+    options.grid_memory = grid_memory;
+  }
+  return options;
+}
+
 // How many vertices' hashes differ from `reference`'s (a count: Catch would print every value).
 std::size_t count_differing(const std::vector<std::uint64_t>& hashes, const std::vector<std::uint64_t>& reference) {
   REQUIRE(hashes.size() == reference.size());
@@ -160,19 +179,8 @@ TEST_CASE("on-disk grid of records as they are: input order inside every bucket,
     INFO("grid records of " << disk_record_bytes << " bytes on disk");
     auto run = [&](bool disk, unsigned threads, std::size_t read_chunk, std::uint64_t grid_memory = UINT64_MAX) {
       INFO((disk ? "on disk" : "in memory") << " -p " << threads << " read chunk " << read_chunk << " grid memory " << grid_memory);
-      EngineOptions options;
-      options.threads = threads;
-      options.cpu_cache_size = 16384;
+      EngineOptions options = grid_build_options(dir.path(), threads, read_chunk, disk, grid_memory);
       options.compact_grid = disk;  // in memory: whole records
-      options.io.read_chunk = read_chunk;
-      options.work_dirs = {dir.path()};
-      if (disk) {
-        options.cache_edges = false;
-        options.disk_grid = DiskGrid::kOn;
-        options.grid_codec = GridCodec::kNone;
-        options.grid_window = 64 << 10;
-        options.grid_memory = grid_memory;
-      }
       auto [stats, hashes] = arrival_hashes<Program>(info, options);
       CHECK(stats.plan.grid_record_bytes == (disk ? disk_record_bytes : 12));
       REQUIRE(stats.plan.grid_shift < 15);  // several blocks
@@ -239,18 +247,7 @@ TEST_CASE("halved grid (a symmetric input used one way), on disk staged from the
   std::uint64_t from_check = 0;
   auto run = [&](unsigned threads, std::size_t read_chunk, bool disk = true) {
     INFO((disk ? "on disk" : "in memory") << " -p " << threads << " read chunk " << read_chunk);
-    EngineOptions options;
-    options.threads = threads;
-    options.cpu_cache_size = 16384;
-    options.io.read_chunk = read_chunk;
-    options.work_dirs = {dir.path()};
-    if (disk) {
-      options.cache_edges = false;
-      options.disk_grid = DiskGrid::kOn;
-      options.grid_codec = GridCodec::kNone;
-      options.grid_window = 64 << 10;
-    }
-    auto [stats, hashes] = arrival_hashes<OneWayArrivalOrderProgram>(*info, options);
+    auto [stats, hashes] = arrival_hashes<OneWayArrivalOrderProgram>(*info, grid_build_options(dir.path(), threads, read_chunk, disk));
     CHECK(stats.symmetric_one_way);
     CHECK(stats.plan.grid_record_bytes == 4);
     REQUIRE(stats.plan.grid_shift < 15);  // several blocks
