@@ -1705,10 +1705,13 @@ class Engine : private EngineBase {
       const std::uint64_t* const bits = active_bits_.data();
       const std::uint64_t* const words = active_words_.data();
       auto active = [bits, words](std::uint64_t v) { return active_bit(words, static_cast<VertexId>(v >> 6)) && active_bit(bits, static_cast<VertexId>(v)); };
+      // Locals: the emits' stores could alias `mode`, which the loop would then read per record.
+      const bool forward = mode.forward;
+      const bool reverse = mode.reverse;
       for (std::uint64_t i = c.lo; i < c.hi; ++i) {
         if (!kStreamBitScatter && i + kStreamPrefetchDistance < c.hi) {
           const Edge ahead = decode_edge(at + (i + kStreamPrefetchDistance) * rs, type);
-          const std::uint64_t from = (mode.forward ? ahead.src : ahead.dst) - base;
+          const std::uint64_t from = (forward ? ahead.src : ahead.dst) - base;
           if constexpr (kStreamActiveBits) {
             if (from < count && active(from)) __builtin_prefetch(st + from);
           } else {
@@ -1716,8 +1719,8 @@ class Engine : private EngineBase {
           }
         }
         const Edge e = decode_edge(at + i * rs, type);
-        const VertexId reader = mode.forward ? e.src : e.dst;
-        const VertexId other = mode.forward ? e.dst : e.src;
+        const VertexId reader = forward ? e.src : e.dst;
+        const VertexId other = forward ? e.dst : e.src;
         if (static_cast<std::uint64_t>(reader) - base >= count || static_cast<std::uint64_t>(other) - target_lo >= target_count) {
           if (first_record + (i - lo) < w.bad_record) {
             w.bad_record = first_record + (i - lo);
@@ -1732,9 +1735,9 @@ class Engine : private EngineBase {
           bit_scatter(st[e.src - base], e, s, emit);
           continue;
         }
-        if (mode.forward) program_.scatter(st[e.src - base], e, s, emit);
+        if (forward) program_.scatter(st[e.src - base], e, s, emit);
         if constexpr (kReverse) {
-          if (mode.reverse) program_.scatter_reverse(st[e.dst - base], e, s, emit);
+          if (reverse) program_.scatter_reverse(st[e.dst - base], e, s, emit);
         }
       }
       c.emitted = static_cast<std::uint32_t>(k);

@@ -464,12 +464,25 @@ Status EngineBase::split_input() {
   std::vector<Status> errors(T);
 
   // Stages share h of `count` records (the first is input record `first`) into area a.
-  auto stage = [&](std::size_t a, std::size_t h, const std::byte* records, std::size_t count, std::uint64_t first) {
+  // The usual forms as template arguments, so that the loops test none of them per record and keep
+  // their values in registers: one output a record (one-way programs, and cc on a symmetric input
+  // kept one way), with the symmetry hash (kHash: without the weight) or not, and the input's and
+  // the streams' record types. kAny: every other form (two-way, reverse edges, the hash with the
+  // weight), tested at run time.
+  auto stage_as = [&]<bool kAny, bool kHash, EdgeFileType kInput, EdgeFileType kStream>(
+                      std::size_t a, std::size_t h, const std::byte* records, std::size_t count, std::uint64_t first) {
     // Locals, not members: the loops keep them in registers.
-    const bool symmetric = symmetric_one_way_;
-    const bool with_weight = traits_.reads_weights;
-    const bool to_destination = outputs > 1;  // an output goes to the destination's partition too
-    const EdgeFileType input_type = graph_.type;
+    const bool symmetric = kAny ? symmetric_one_way_ : kHash;
+    const bool with_weight = kAny && traits_.reads_weights;
+    const std::uint64_t record_outputs = kAny ? outputs : 1;
+    const bool to_destination = record_outputs > 1;  // an output goes to the destination's partition too
+    const EdgeFileType input_type = kAny ? graph_.type : kInput;
+    const EdgeFileType output_type = kAny ? stream_type : kStream;
+    const bool copy_records = kAny ? same_records : kInput == kStream;
+    const std::size_t input_rs = kAny ? rs : edge_record_size(kInput);
+    const std::size_t output_rs = kAny ? stream_rs : edge_record_size(kStream);
+    const std::uint64_t vertices = graph_.vertices;
+    const bool check_weights = traits_.check_weights;
     const std::uint64_t partition_size = plan_.partition_size;
     const std::uint64_t magic = plan_.partition_magic;
     const std::uint64_t K = K_;
@@ -484,8 +497,8 @@ Status EngineBase::split_input() {
     const std::size_t hi = count * (h + 1) / shares;
     // Check, and count each stream's outputs.
     for (std::size_t i = lo; i < hi; ++i) {
-      const Edge e = decode_edge(records + i * rs, input_type);
-      if (!edge_is_valid(e)) {
+      const Edge e = decode_edge(records + i * input_rs, input_type);
+      if (!edge_is_valid(e, vertices, check_weights)) {
         bad[h] = first + i;
         bad_edges[h] = e;
         break;
@@ -520,23 +533,43 @@ Status EngineBase::split_input() {
     std::byte* const to = staged_records(a, h);
     std::uint64_t o = 0;
     for (std::size_t i = lo; i < hi; ++i) {
-      const std::byte* record = records + i * rs;
+      const std::byte* record = records + i * input_rs;
       const Edge e = decode_edge(record, input_type);
-      for (const std::uint64_t end = o + outputs; o < end; ++o) {
+      for (const std::uint64_t end = o + record_outputs; o < end; ++o) {
         const std::uint32_t output = stream_of[o];
-        std::byte* const slot = to + at[output >> 1]++ * stream_rs;
+        std::byte* const slot = to + at[output >> 1]++ * output_rs;
         if ((output & 1U) != 0) {
-          encode_edge(slot, Edge{e.dst, e.src, e.weight}, stream_type);
-        } else if (same_records) {
-          std::memcpy(slot, record, stream_rs);
+          encode_edge(slot, Edge{e.dst, e.src, e.weight}, output_type);
+        } else if (copy_records) {
+          std::memcpy(slot, record, output_rs);
         } else {
-          encode_edge(slot, e, stream_type);
+          encode_edge(slot, e, output_type);
         }
       }
     }
     // at[i] is now stream i's end; its begin is at[i - 1] (0 for stream 0).
     std::copy_backward(begins.begin(), begins.end() - 1, begins.end());
     at[0] = 0;
+  };
+  constexpr EdgeFileType kWeighted = EdgeFileType::kWeighted;
+  constexpr EdgeFileType kUnweighted = EdgeFileType::kUnweighted;
+  const bool one_output = outputs == 1 && !(symmetric_one_way_ && traits_.reads_weights);
+  auto stage = [&](std::size_t a, std::size_t h, const std::byte* records, std::size_t count, std::uint64_t first) {
+    const auto as_types = [&]<bool kHash>() {
+      if (graph_.type == kWeighted) {
+        return stream_type == kWeighted ? stage_as.template operator()<false, kHash, kWeighted, kWeighted>(a, h, records, count, first)
+                                        : stage_as.template operator()<false, kHash, kWeighted, kUnweighted>(a, h, records, count, first);
+      }
+      return stream_type == kWeighted ? stage_as.template operator()<false, kHash, kUnweighted, kWeighted>(a, h, records, count, first)
+                                      : stage_as.template operator()<false, kHash, kUnweighted, kUnweighted>(a, h, records, count, first);
+    };
+    if (!one_output) {
+      stage_as.template operator()<true, false, kUnweighted, kUnweighted>(a, h, records, count, first);
+    } else if (symmetric_one_way_) {
+      as_types.template operator()<true>();
+    } else {
+      as_types.template operator()<false>();
+    }
   };
 
   // Appends area a's staged records of task t's streams (worker: the thread's frame scratch).
