@@ -141,6 +141,14 @@ enum class CheckExtras {
   kAny,           // whichever the run-time flags say
 };
 
+// What split_input's staging does for each record (EngineBase::split_input).
+enum class StageForm {
+  kOneWay,      // one output: the record to its source's stream (one-way programs)
+  kOneWayHash,  // ... and the symmetry hash without the weight (a symmetric input kept one way: cc)
+  kTwoWay,      // two outputs: the record, and its reverse to the destination's stream (cc on a directed input)
+  kAny,         // whichever the run-time flags say (reverse edges; the hash with the weight)
+};
+
 struct alignas(64) PaddedSum {  // one task's running sum, on a cache line of its own
   std::uint64_t value = 0;
 };
@@ -464,18 +472,19 @@ Status EngineBase::split_input() {
   std::vector<Status> errors(T);
 
   // Stages share h of `count` records (the first is input record `first`) into area a.
-  // The usual forms as template arguments, so that the loops test none of them per record and keep
-  // their values in registers: one output a record (one-way programs, and cc on a symmetric input
-  // kept one way), with the symmetry hash (kHash: without the weight) or not, and the input's and
-  // the streams' record types. kAny: every other form (two-way, reverse edges, the hash with the
-  // weight), tested at run time.
-  auto stage_as = [&]<bool kAny, bool kHash, EdgeFileType kInput, EdgeFileType kStream>(
-                      std::size_t a, std::size_t h, const std::byte* records, std::size_t count, std::uint64_t first) {
+  // The usual forms (StageForm) and the input's and the streams' record types as template
+  // arguments, so that the loops test none of them per record and keep their values in registers
+  // (rmat24 bfs at 96M: the split's set-up 5.36 -> 4.50 s; docs/performance.md, session 55).
+  auto stage_as = [&]<StageForm kForm, EdgeFileType kInput, EdgeFileType kStream>(std::size_t a, std::size_t h, const std::byte* records,
+                                                                                  std::size_t count, std::uint64_t first) {
     // Locals, not members: the loops keep them in registers.
-    const bool symmetric = kAny ? symmetric_one_way_ : kHash;
+    constexpr bool kAny = kForm == StageForm::kAny;
+    const bool symmetric = kAny ? symmetric_one_way_ : kForm == StageForm::kOneWayHash;
     const bool with_weight = kAny && traits_.reads_weights;
-    const std::uint64_t record_outputs = kAny ? outputs : 1;
+    const std::uint64_t record_outputs = kAny ? outputs : kForm == StageForm::kTwoWay ? 2 : 1;
     const bool to_destination = record_outputs > 1;  // an output goes to the destination's partition too
+    const bool two_way = kAny ? undirected : kForm == StageForm::kTwoWay;
+    const bool reverse = kAny && reverse_edges;
     const EdgeFileType input_type = kAny ? graph_.type : kInput;
     const EdgeFileType output_type = kAny ? stream_type : kStream;
     const bool copy_records = kAny ? same_records : kInput == kStream;
@@ -510,11 +519,11 @@ Status EngineBase::split_input() {
       if (symmetric) symmetry_sum += signed_edge_hash(e, with_weight);
       if (to_destination) {
         const auto qd = static_cast<std::uint32_t>(MemoryPlan::divide(e.dst, partition_size, magic));
-        if (undirected) {
+        if (two_way) {
           stream_of[staged++] = qd << 1 | 1U;
           ++count_of[qd];
         }
-        if (reverse_edges) {
+        if (reverse) {
           stream_of[staged++] = static_cast<std::uint32_t>(K + qd) << 1;
           ++count_of[K + qd];
         }
@@ -553,23 +562,26 @@ Status EngineBase::split_input() {
   };
   constexpr EdgeFileType kWeighted = EdgeFileType::kWeighted;
   constexpr EdgeFileType kUnweighted = EdgeFileType::kUnweighted;
-  const bool one_output = outputs == 1 && !(symmetric_one_way_ && traits_.reads_weights);
+  StageForm form = StageForm::kAny;
+  if (outputs == 1 && !symmetric_one_way_) form = StageForm::kOneWay;
+  if (outputs == 1 && symmetric_one_way_ && !traits_.reads_weights) form = StageForm::kOneWayHash;
+  if (outputs == 2 && undirected) form = StageForm::kTwoWay;
   auto stage = [&](std::size_t a, std::size_t h, const std::byte* records, std::size_t count, std::uint64_t first) {
-    const auto as_types = [&]<bool kHash>() {
+    const auto as_types = [&]<StageForm kForm>() {
       if (graph_.type == kWeighted) {
-        return stream_type == kWeighted ? stage_as.template operator()<false, kHash, kWeighted, kWeighted>(a, h, records, count, first)
-                                        : stage_as.template operator()<false, kHash, kWeighted, kUnweighted>(a, h, records, count, first);
+        return stream_type == kWeighted ? stage_as.template operator()<kForm, kWeighted, kWeighted>(a, h, records, count, first)
+                                        : stage_as.template operator()<kForm, kWeighted, kUnweighted>(a, h, records, count, first);
       }
-      return stream_type == kWeighted ? stage_as.template operator()<false, kHash, kUnweighted, kWeighted>(a, h, records, count, first)
-                                      : stage_as.template operator()<false, kHash, kUnweighted, kUnweighted>(a, h, records, count, first);
+      return stream_type == kWeighted ? stage_as.template operator()<kForm, kUnweighted, kWeighted>(a, h, records, count, first)
+                                      : stage_as.template operator()<kForm, kUnweighted, kUnweighted>(a, h, records, count, first);
     };
-    if (!one_output) {
-      stage_as.template operator()<true, false, kUnweighted, kUnweighted>(a, h, records, count, first);
-    } else if (symmetric_one_way_) {
-      as_types.template operator()<true>();
-    } else {
-      as_types.template operator()<false>();
+    switch (form) {
+      case StageForm::kOneWay: return as_types.template operator()<StageForm::kOneWay>();
+      case StageForm::kOneWayHash: return as_types.template operator()<StageForm::kOneWayHash>();
+      case StageForm::kTwoWay: return as_types.template operator()<StageForm::kTwoWay>();
+      case StageForm::kAny: break;
     }
+    stage_as.template operator()<StageForm::kAny, kUnweighted, kUnweighted>(a, h, records, count, first);
   };
 
   // Appends area a's staged records of task t's streams (worker: the thread's frame scratch).
