@@ -562,10 +562,10 @@ Status EngineBase::split_input() {
   };
   constexpr EdgeFileType kWeighted = EdgeFileType::kWeighted;
   constexpr EdgeFileType kUnweighted = EdgeFileType::kUnweighted;
-  StageForm form = StageForm::kAny;
-  if (outputs == 1 && !symmetric_one_way_) form = StageForm::kOneWay;
-  if (outputs == 1 && symmetric_one_way_ && !traits_.reads_weights) form = StageForm::kOneWayHash;
-  if (outputs == 2 && undirected) form = StageForm::kTwoWay;
+  const StageForm form = [&] {
+    if (outputs == 1) return !symmetric_one_way_ ? StageForm::kOneWay : traits_.reads_weights ? StageForm::kAny : StageForm::kOneWayHash;
+    return outputs == 2 && undirected ? StageForm::kTwoWay : StageForm::kAny;
+  }();
   auto stage = [&](std::size_t a, std::size_t h, const std::byte* records, std::size_t count, std::uint64_t first) {
     const auto as_types = [&]<StageForm kForm>() {
       if (graph_.type == kWeighted) {
@@ -581,7 +581,7 @@ Status EngineBase::split_input() {
       case StageForm::kTwoWay: return as_types.template operator()<StageForm::kTwoWay>();
       case StageForm::kAny: break;
     }
-    stage_as.template operator()<StageForm::kAny, kUnweighted, kUnweighted>(a, h, records, count, first);
+    stage_as.template operator()<StageForm::kAny, kUnweighted, kUnweighted>(a, h, records, count, first);  // (types read at run time)
   };
 
   // Appends area a's staged records of task t's streams (worker: the thread's frame scratch).
