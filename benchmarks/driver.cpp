@@ -100,8 +100,8 @@ po::options_description make_options() {
        "(default: the batch size, fewer when the budget asks; 0 = the streams in input order, for comparisons)")
       ("edges_codec", po::value<std::string>()->default_value("auto"),
        "codec of the per-partition edge streams: none, zlib[:1-9] (zlib = zlib:1), snappy, delta "
-       "(ids as bit-packed differences: for slow volumes), auto = delta for programs whose scatter reads "
-       "no state (bfs), none for the others")
+       "(ids as bit-packed differences: for slow volumes), auto = delta for programs that tell their "
+       "active vertices (bfs, cc, sssp), none for the others")
       ("updates_codec", po::value<std::string>()->default_value("none"),
        "codec of the update streams: none, zlib[:1-9], snappy, delta")
       ("no_scratch_checksums",

@@ -106,14 +106,16 @@ class Engine : private EngineBase {
   Engine(GraphInfo graph, EngineOptions options, P program)
       : EngineBase(std::move(graph), with_edges_codec(std::move(options)), program_traits()), program_(std::move(program)) {}
 
-  /// `options` with --edges_codec auto resolved for P: delta when P's keyed scatter tests a bit per
-  /// record and reads no state (kStreamBitScatter: bfs), so that the edge bytes bound its
-  /// supersteps (rmat24 bfs at 96M: 15.6 -> 14.1 s, median of 6 pairs, docs/performance.md, session 50), none
-  /// otherwise (the others read a state per active record, and delta's CPU cost PageRank 8% and
-  /// cc 2% on the local disk, session 48). Options without edges_codec_auto come back as they are.
+  /// `options` with --edges_codec auto resolved for P: delta when P's keyed scatter skips records
+  /// by the active bits (kStreamActiveBits: bfs, cc, sssp), none otherwise. Those scatters leave
+  /// the cores time to decode: rmat24 bfs at 96M 15.6 -> 14.1 s (median of 6 pairs, session 50);
+  /// rmat24-sym cc at 96M ~42.4 -> ~38.1 s (3 pairs), sssp 73.6 -> 65.4 s (1 pair); rmat22-sym cc
+  /// at 32M 13.0 -> 11.6 s, rmat22 sssp at 32M 22.4 -> 20.1 s (docs/performance.md, session 56).
+  /// PageRank reads a state per record of every superstep: delta cost it 8% (session 48).
+  /// Options without edges_codec_auto come back as they are.
   static EngineOptions with_edges_codec(EngineOptions options) {
     if (options.edges_codec_auto) {
-      options.edges_codec = kStreamBitScatter ? CodecSpec{CodecId::kDelta, 0} : CodecSpec{};
+      options.edges_codec = kStreamActiveBits ? CodecSpec{CodecId::kDelta, 0} : CodecSpec{};
       options.edges_codec_auto = false;
     }
     return options;

@@ -68,8 +68,8 @@ struct EngineOptions {
                                                        // place, not written); --grid_keep_bytes (diagnostics, tests)
   CodecSpec edges_codec;                               // --edges_codec: per-partition edge streams (K > 1)
   // --edges_codec auto (benchmark_driver's default): the engine replaces edges_codec by delta for
-  // programs whose keyed scatter emits from the active bits alone (scatter_active: bfs), whose
-  // supersteps are bound by the edge bytes, and by none for the others (Engine's constructor).
+  // programs whose keyed scatter skips records by the active vertex bits (bfs, cc, sssp), and by
+  // none for the others (Engine::with_edges_codec).
   bool edges_codec_auto = false;
   CodecSpec updates_codec;                             // --updates_codec: update streams (K > 1)
   bool scratch_checksums = true;                       // frame + crc32 every scratch chunk, also with codec none

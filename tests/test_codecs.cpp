@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "algorithms/bfs.hpp"
+#include "algorithms/cc.hpp"
 #include "algorithms/pagerank.hpp"
+#include "algorithms/sssp.hpp"
 #include "compress/codec.hpp"
 #include "compress/delta_codec.hpp"
 #include "compress/frame.hpp"
@@ -413,13 +415,16 @@ TEST_CASE("codecs: every algorithm gives identical results with every codec at K
   }
 }
 
-TEST_CASE("codecs: --edges_codec auto (the default) is delta for bfs only; explicit codecs and --compressed_io win",
+TEST_CASE("codecs: --edges_codec auto (the default) is delta for bfs, cc and sssp; explicit codecs and --compressed_io win",
           "[codecs]") {
-  // The engine resolves auto for its program: delta where the keyed scatter reads no state.
+  // The engine resolves auto for its program: delta where the keyed scatter skips records by the
+  // active vertex bits.
   EngineOptions options;
   options.edges_codec_auto = true;
   CHECK(Engine<BfsProgram>::with_edges_codec(options).edges_codec == CodecSpec{CodecId::kDelta, 0});
   CHECK_FALSE(Engine<BfsProgram>::with_edges_codec(options).edges_codec_auto);
+  CHECK(Engine<CcProgram>::with_edges_codec(options).edges_codec == CodecSpec{CodecId::kDelta, 0});
+  CHECK(Engine<SsspProgram>::with_edges_codec(options).edges_codec == CodecSpec{CodecId::kDelta, 0});
   CHECK(Engine<PageRankProgram>::with_edges_codec(options).edges_codec == CodecSpec{});
   options.edges_codec_auto = false;
   options.edges_codec = CodecSpec{CodecId::kSnappy, 0};
@@ -444,7 +449,7 @@ TEST_CASE("codecs: --edges_codec auto (the default) is delta for bfs only; expli
       CHECK(scratch.entries().empty());
       const std::string expected = choice == "compressed_io" ? "zlib:1"
                                    : choice == "none"        ? "none"
-                                   : algorithm == "bfs"      ? "delta"
+                                   : algorithm != "pagerank" ? "delta"
                                                              : "none";
       CHECK(stat_value(r.out, "CORE::CONFIG::EDGES_CODEC") == expected);
       CHECK(slurp(json).find("\"edges_codec\":\"" + expected + "\"") != std::string::npos);
