@@ -107,10 +107,13 @@ class Engine : private EngineBase {
       : EngineBase(std::move(graph), with_edges_codec(std::move(options)), program_traits()), program_(std::move(program)) {}
 
   /// `options` with --edges_codec auto resolved for P: delta when P's keyed scatter skips records
-  /// by the active bits (kStreamActiveBits: bfs, cc, sssp), none otherwise. Those scatters leave
-  /// the cores time to decode: rmat24 bfs at 96M 15.6 -> 14.1 s (median of 6 pairs, session 50);
-  /// rmat24-sym cc at 96M ~42.4 -> ~38.1 s (3 pairs), sssp 73.6 -> 65.4 s (1 pair); rmat22-sym cc
-  /// at 32M 13.0 -> 11.6 s, rmat22 sssp at 32M 22.4 -> 20.1 s (docs/performance.md, session 56).
+  /// by the active bits (kStreamActiveBits: bfs, cc, sssp), none otherwise. For those the bytes
+  /// saved (reads, waits, checksums, copies) outweigh the decoding, also on the local disk:
+  /// rmat24 bfs at 96M 15.6 -> 14.1 s (median of 6 pairs, session 50); rmat24-sym cc at 96M
+  /// 40.9 -> 38.0 s (means of 5 pairs), rmat22-sym cc at 32M 13.0 -> 11.6 s (3 pairs); sssp about
+  /// even to better at a higher CPU cost (rmat24 at 96M 73.6 / 62.2 -> 65.4 / 64.8 s, rmat22 at 32M
+  /// 22.0 / 22.7 -> 21.1 / 19.2 s; docs/performance.md, session 56), and much better on slow
+  /// volumes (107 -> 70 s at 150 MB/s, session 23).
   /// PageRank reads a state per record of every superstep: delta cost it 8% (session 48).
   /// Options without edges_codec_auto come back as they are.
   static EngineOptions with_edges_codec(EngineOptions options) {
