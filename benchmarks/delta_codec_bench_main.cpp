@@ -4,7 +4,10 @@
 // of 2 words (source, destination: bfs, cc, PageRank) and 3 words (plus a weight: sssp), and
 // every packed width of 2-word records alone. Prints one line per data set:
 //   DELTA data=D record_bytes=R width=W|mixed ratio=stored/raw compress_gbps=C decompress_gbps=X
-// (raw bytes per second; best of --reps repetitions each). Exit 0, or 2 on a bad command line.
+//         portable_decompress_gbps=P avx2=0|1
+// (raw bytes per second; best of --reps repetitions each; X: the decoder DeltaCodec runs on this
+// CPU, the AVX2 one when avx2=1; P: the portable one, measured in the same run). Exit 0, 1 when a
+// frame does not decode to its records, or 2 on a bad command line.
 #include <boost/program_options.hpp>
 #include <algorithm>
 #include <chrono>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "compress/delta_codec.hpp"
+#include "compress/delta_decode_avx2.hpp"
 #include "utils/tool_command_line.hpp"
 
 namespace po = boost::program_options;
@@ -66,36 +70,49 @@ struct Result {
   double ratio = 0;
   double compress_gbps = 0;
   double decompress_gbps = 0;
+  double portable_decompress_gbps = 0;
 };
 
 Result measure(const std::vector<std::byte>& frame, std::size_t record, unsigned reps) {
   const DeltaCodec codec(record);
+  const DeltaCodec portable(record, DeltaDecoder::kPortable);
   std::vector<std::byte> stored(codec.max_compressed_length(frame.size()));
   std::vector<std::byte> back(frame.size());
   const std::size_t passes = std::max<std::size_t>(1, kTotalBytes / frame.size());
   Result result;
   std::size_t length = 0;
-  for (unsigned r = 0; r < reps; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < passes; ++i) length = codec.compress(frame, stored).value();
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.compress_gbps = std::max(result.compress_gbps, static_cast<double>(frame.size() * passes) / seconds / 1e9);
-    start = std::chrono::steady_clock::now();
+  const auto gbps = [&](double seconds) { return static_cast<double>(frame.size() * passes) / seconds / 1e9; };
+  // Decodes the stored frame `passes` times with `decoder`; returns the raw GB/s, 0 on an error
+  // or when the last pass's records are not the frame's.
+  const auto decode = [&](const DeltaCodec& decoder) {
+    std::fill(back.begin(), back.end(), std::byte{0});
+    const auto start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < passes; ++i) {
-      if (!codec.decompress(std::span<const std::byte>(stored.data(), length), back).is_ok()) return Result{};
+      if (!decoder.decompress(std::span<const std::byte>(stored.data(), length), back).is_ok()) return 0.0;
     }
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.decompress_gbps = std::max(result.decompress_gbps, static_cast<double>(frame.size() * passes) / seconds / 1e9);
+    const double rate = gbps(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return back == frame ? rate : 0.0;
+  };
+  for (unsigned r = 0; r < reps; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < passes; ++i) length = codec.compress(frame, stored).value();
+    result.compress_gbps = std::max(result.compress_gbps, gbps(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+    const double fastest = decode(codec);
+    const double plain = decode(portable);
+    if (fastest == 0 || plain == 0) return Result{};  // (a decoding error is reported as zero throughput)
+    result.decompress_gbps = std::max(result.decompress_gbps, fastest);
+    result.portable_decompress_gbps = std::max(result.portable_decompress_gbps, plain);
   }
-  if (back != frame) return Result{};  // (a decoding error is reported as zero throughput)
   result.ratio = static_cast<double>(length) / static_cast<double>(frame.size());
   g_sink = length;
   return result;
 }
 
 void print(const char* data, std::size_t record, const std::string& width, const Result& r) {
-  std::printf("DELTA data=%s record_bytes=%zu width=%s ratio=%.3f compress_gbps=%.2f decompress_gbps=%.2f\n", data, record,
-              width.c_str(), r.ratio, r.compress_gbps, r.decompress_gbps);
+  std::printf("DELTA data=%s record_bytes=%zu width=%s ratio=%.3f compress_gbps=%.2f decompress_gbps=%.2f "
+              "portable_decompress_gbps=%.2f avx2=%d\n",
+              data, record, width.c_str(), r.ratio, r.compress_gbps, r.decompress_gbps, r.portable_decompress_gbps,
+              delta_decode_avx2_supported() ? 1 : 0);
 }
 
 }  // namespace
@@ -106,7 +123,7 @@ int main(int argc, char** argv) {
       "Usage: delta_codec_bench [--reps 3]\n"
       "Throughput of the delta codec (compress and decompress, raw GB/s) on 1 MiB frames held in the\n"
       "CPU cache: keyed edge records of 8 and 12 bytes, then 8-byte records at every packed width;\n"
-      "best of --reps repetitions.\n\nOptions");
+      "decompression by the decoder this CPU runs and by the portable one; best of --reps repetitions.\n\nOptions");
   desc.add_options()("help,h", "print this help and exit")("reps", po::value(&reps)->default_value(reps), "repetitions (>= 1)");
   po::variables_map vm;
   const ToolCommandLine command_line("delta_codec_bench");

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <utility>
 
+#include "compress/delta_decode_avx2.hpp"
 #include "compress/little_endian.hpp"
 
 namespace edgestream {
@@ -175,9 +176,14 @@ Status DeltaCodec::decompress(std::span<const std::byte> stored, std::span<std::
   const std::byte* in = stored.data() + 1;
   const std::byte* const end = stored.data() + stored.size();
   std::uint32_t previous[kMaxWords] = {};
+  // Full blocks on CPUs with AVX2 (compress/delta_decode_avx2.hpp): each word's values into a
+  // column (records of one word: straight into the block), then the columns into the records.
+  const bool avx2 = decoder_ == DeltaDecoder::kFastest && delta_decode_avx2_supported();
+  alignas(32) std::uint32_t columns[kMaxWords][kBlockRecords];
   for (std::size_t first = 0; first < records; first += kBlockRecords) {
     const std::size_t count = std::min(kBlockRecords, records - first);
     std::byte* const block = out.data() + first * record;
+    const bool by_columns = avx2 && count == kBlockRecords;
     for (std::size_t j = 0; j < W; ++j) {
       if (in == end) return corruption("delta chunk ends inside record " + std::to_string(first) + "'s block");
       const unsigned width = std::to_integer<unsigned>(*in++);
@@ -187,11 +193,19 @@ Status DeltaCodec::decompress(std::span<const std::byte> stored, std::span<std::
       const std::uint64_t mask = (std::uint64_t{1} << width) - 1;
       const std::size_t available = static_cast<std::size_t>(end - in);
       std::uint32_t prev = previous[j];
+      // Word j's values go to `to`, one every `stride` bytes: the records', or column j's.
       std::byte* to = block + 4 * j;
-      if (available >= bytes + 8) {  // every 8-byte load inside the stored chunk
-        prev = kUnpack[W - 1][width](in, count, prev, to);
+      std::size_t stride = record;
+      if (by_columns) {
+        to = W == 1 ? block : reinterpret_cast<std::byte*>(columns[j]);
+        stride = 4;
+      }
+      if (by_columns && available >= bytes + 32) {  // every 32-byte load inside the stored chunk
+        prev = delta_unpack_avx2(in, kBlockRecords / 8, width, prev, to);
+      } else if (available >= bytes + 8) {  // every 8-byte load inside the stored chunk
+        prev = kUnpack[stride / 4 - 1][width](in, count, prev, to);
       } else {
-        for (std::size_t i = 0, bit = 0; i < count; ++i, bit += width, to += record) {
+        for (std::size_t i = 0, bit = 0; i < count; ++i, bit += width, to += stride) {
           prev += unzigzag(static_cast<std::uint32_t>((load_le64(in + bit / 8, available - bit / 8) >> (bit % 8)) & mask));
           store_le32(to, prev);
         }
@@ -199,6 +213,7 @@ Status DeltaCodec::decompress(std::span<const std::byte> stored, std::span<std::
       previous[j] = prev;
       in += bytes;
     }
+    if (by_columns && W > 1) delta_interleave_avx2(columns[0], kBlockRecords, W, kBlockRecords, block);
   }
   if (static_cast<std::size_t>(end - in) != tail) {
     return corruption("delta chunk has " + std::to_string(end - in) + " bytes after its records (expected a tail of " +

@@ -10,18 +10,25 @@
 // word: a width byte (0..32) and the block's differences of that word packed at that width (least
 // significant bit first, ceil(records * width / 8) bytes); then the raw size's tail (raw % 4W
 // bytes) as it is. The decoder checks every width and length against the stored and raw sizes.
+// Decoding: each word's values one by one into their records (portable), or on CPUs with AVX2 a full
+// block's words eight at a time into columns, then interleaved (compress/delta_decode_avx2.hpp).
 #pragma once
 
 #include "compress/codec.hpp"
 
 namespace edgestream {
 
+/// Which decoder DeltaCodec::decompress runs: the fastest this CPU has (full blocks with AVX2,
+/// compress/delta_decode_avx2.hpp), or the portable one everywhere (delta_codec_bench compares them).
+enum class DeltaDecoder { kFastest, kPortable };
+
 class DeltaCodec final : public Codec {
  public:
   static constexpr std::size_t kBlockRecords = 128;
 
   /// `record_bytes`: the records' size, a multiple of 4 in 4..16 (0 = 8: (source, destination)).
-  explicit DeltaCodec(std::size_t record_bytes) : words_(record_bytes == 0 ? 2 : record_bytes / 4) {}
+  explicit DeltaCodec(std::size_t record_bytes, DeltaDecoder decoder = DeltaDecoder::kFastest)
+      : words_(record_bytes == 0 ? 2 : record_bytes / 4), decoder_(decoder) {}
   CodecId id() const override { return CodecId::kDelta; }
   std::size_t max_compressed_length(std::size_t raw_length) const override;
   Expected<std::size_t> compress(std::span<const std::byte> raw, std::span<std::byte> out) const override;
@@ -29,6 +36,7 @@ class DeltaCodec final : public Codec {
 
  private:
   std::size_t words_;
+  DeltaDecoder decoder_;
 };
 
 }  // namespace edgestream
