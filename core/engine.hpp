@@ -1705,13 +1705,12 @@ class Engine : private EngineBase {
       const std::uint64_t count = count_;
       const std::byte* const at = records - lo * rs;  // record i of the segment at at + i * rs
       // kStreamActiveBits: a record whose reading vertex's bit is clear emits nothing; its state is not
-      // read (a stream is either forward or reverse: one reading vertex per record). The word's
-      // summary bit and the vertex's, both loaded, without a branch between them: in the sparse
-      // supersteps whether a word has an active vertex is a coin flip per record, and testing
-      // the summary first cost a mispredicted branch where it saved a load.
+      // read (a stream is either forward or reverse: one reading vertex per record). The vertex's
+      // bit only, not the summary's (active_words_) first: in the sparse supersteps whether a word
+      // has an active vertex is a coin flip per record, and testing the summary cost a mispredicted
+      // branch where it saved a load (rmat24-sym cc at 96M, docs/performance.md, session 57).
       const std::uint64_t* const bits = active_bits_.data();
-      const std::uint64_t* const words = active_words_.data();
-      auto active = [bits, words](std::uint64_t v) { return ((words[v >> 12] >> ((v >> 6) & 63)) & (bits[v >> 6] >> (v & 63)) & 1U) != 0; };
+      auto active = [bits](std::uint64_t v) { return active_bit(bits, static_cast<VertexId>(v)); };
       // Locals: the emits' stores could alias `mode`, which the loop would then read per record.
       const bool forward = mode.forward;
       const bool reverse = mode.reverse;
