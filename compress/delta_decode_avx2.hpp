@@ -1,9 +1,9 @@
 // The delta codec's full blocks (compress/delta_codec.hpp) decoded eight values at a time with AVX2:
 // DeltaCodec::decompress's path on CPUs that have it (checked at run time; the build targets plain
-// x86-64). Each word's 128 differences are unpacked into a column (a group of eight is one 32-byte
-// load, two lane permutes, two variable shifts, the zigzag code's inverse and a prefix sum), then the
-// block's columns are interleaved into its records. The same bytes as the portable decoder, which
-// writes each value to its record as it goes (the delta_codec_bench tool compares the two).
+// x86-64). Each word's 128 differences are unpacked into a column (a group of eight is two 16-byte
+// loads, one or two byte shuffles, variable shifts, the zigzag code's inverse and a prefix sum), then
+// the block's columns are interleaved into its records. The same bytes as the portable decoder,
+// which writes each value to its record as it goes (the delta_codec_bench tool compares the two).
 #pragma once
 
 #include <cstddef>
