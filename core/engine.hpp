@@ -1770,8 +1770,10 @@ class Engine : private EngineBase {
         // kStreamActiveBits: a vertex changed here gets its bit when its new state is active (bfs: a
         // vertex reached now is not; rmat24's superstep 1 reaches 8.5 M), so that its records in the
         // pieces after this one scatter its new state, as without the bits (the key's cache partition is the
-        // task's own: whole 64-bit words when it spans at least 64 vertices; its summary bits are
-        // set atomically when other partitions' share their word).
+        // task's own: whole 64-bit words when it spans at least 64 vertices). Its summary bit too, so
+        // that active_words_ stays a superset of the bits' non-zero words for the partition's next
+        // stream's active_frames (the scatter reads the bits alone); set atomically when other
+        // partitions share its word.
         std::uint64_t* const bits = active_bits_.data();
         std::uint64_t* const words = active_words_.data();
         const bool track = plan_.cache_shift >= 6;

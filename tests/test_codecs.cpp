@@ -567,6 +567,18 @@ TEST_CASE("codecs: peak RSS stays within --physical_memory with compressed strea
 
 // The delta codec's stored layout (compress/delta_codec.hpp) written bit by bit, as its header
 // describes it: the reference the codec's grouped packing must match byte for byte.
+// `values` (each below 2^width) packed at `width` bits, least significant bit first: the layout's
+// definition, bit by bit.
+std::vector<std::byte> pack_bits(std::span<const std::uint32_t> values, unsigned width) {
+  std::vector<std::byte> packed((values.size() * width + 7) / 8, std::byte{0});
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    for (unsigned b = 0; b < width; ++b) {
+      if ((values[i] >> b) & 1U) packed[(i * width + b) / 8] |= std::byte{1} << ((i * width + b) % 8);
+    }
+  }
+  return packed;
+}
+
 std::vector<std::byte> delta_reference(std::span<const std::byte> raw, std::size_t words) {
   std::vector<std::byte> out{static_cast<std::byte>(words)};
   const std::size_t record = 4 * words;
@@ -586,12 +598,7 @@ std::vector<std::byte> delta_reference(std::span<const std::byte> raw, std::size
         while (width < 32 && (z[i] >> width) != 0) ++width;
       }
       out.push_back(static_cast<std::byte>(width));
-      std::vector<std::byte> packed((count * width + 7) / 8, std::byte{0});
-      for (std::size_t i = 0; i < count; ++i) {
-        for (unsigned b = 0; b < width; ++b) {
-          if ((z[i] >> b) & 1U) packed[(i * width + b) / 8] |= std::byte{1} << ((i * width + b) % 8);
-        }
-      }
+      const std::vector<std::byte> packed = pack_bits(z, width);
       out.insert(out.end(), packed.begin(), packed.end());
     }
   }
@@ -721,17 +728,8 @@ TEST_CASE("codecs: delta's AVX2 decoder unpacks every width and interleaves ever
         z = width == 0 ? 0 : static_cast<std::uint32_t>(rng() >> (64 - width));
         if (width > 0 && trial % 2 == 0) z |= std::uint32_t{1} << (width - 1);
       }
-      std::vector<std::byte> packed(kGroups * width + 32);
-      for (auto& b : packed) b = static_cast<std::byte>(rng());
-      std::fill(packed.begin(), packed.begin() + static_cast<std::ptrdiff_t>(kGroups * width), std::byte{0});
-      for (std::size_t i = 0; i < codes.size(); ++i) {
-        for (unsigned bit = 0; bit < width; ++bit) {
-          if ((codes[i] >> bit) & 1U) {
-            const std::size_t at = i * width + bit;
-            packed[at / 8] |= static_cast<std::byte>(1U << (at % 8));
-          }
-        }
-      }
+      std::vector<std::byte> packed = pack_bits(codes, width);
+      for (int b = 0; b < 32; ++b) packed.push_back(static_cast<std::byte>(rng()));
       const auto previous = static_cast<std::uint32_t>(rng());
       std::vector<std::uint32_t> expected(codes.size());
       std::uint32_t running = previous;
