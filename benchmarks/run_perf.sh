@@ -5,7 +5,7 @@
 # REPS times through benchmarks/sweep (stats JSON per run, resumable), runs the single-thread COST
 # baselines (cost_baseline: PageRank in vertex and Hilbert order, union-find CC) and, when given,
 # X-Stream with the same command line, then prints the table of benchmarks/perf_report (also CSV):
-# time min/median, bytes read/written, device bound and ratio, COST ratio, peak RSS vs budget,
+# time min/median and mean +- 99% confidence interval, bytes read/written, device bound and ratio, COST ratio, peak RSS vs budget,
 # X-Stream's time and the speed-up. docs/performance.md explains the workloads and columns.
 #
 # usage: benchmarks/run_perf.sh [--data DIR] [--out DIR] [--work-dir DIR] [--workloads "mem ooc"]

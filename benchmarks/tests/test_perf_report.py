@@ -1,5 +1,5 @@
-"""Unit tests of benchmarks/perf_report (CTest entry `sweep`): min/median over runs with a failure
-and a retried repetition, the device bound at the engine's chunk size, the best COST baseline over
+"""Unit tests of benchmarks/perf_report (CTest entry `sweep`): min/median and mean with its 99%
+confidence interval over runs with a failure and a retried repetition, the device bound at the engine's chunk size, the best COST baseline over
 orders, the budget check, X-Stream's median and the speed-up, and the CSV written by main()."""
 
 import csv
@@ -7,6 +7,7 @@ import importlib.machinery
 import importlib.util
 import io
 import json
+import math
 import os
 import tempfile
 import unittest
@@ -54,6 +55,9 @@ class Rows(unittest.TestCase):
         self.assertEqual((row["runs"], row["failures"]), (4, 0))
         self.assertEqual(row["wall_min_s"], 2.0)
         self.assertEqual(row["wall_median_s"], 3.5)
+        # Walls 4, 2, 3, 9: mean 4.5, sample stdev sqrt(29 / 3), t(0.995, 3 df) = 5.841.
+        self.assertAlmostEqual(row["wall_mean_s"], 4.5)
+        self.assertAlmostEqual(row["wall_ci99_s"], 5.841 * math.sqrt(29 / 3) / 2)
         # bytes of the (lower) median run, the 3.0 s one: 1000 MB at 400 MB/s + 100 MB at 200 MB/s.
         self.assertEqual(row["bytes_read"], 1000000000)
         self.assertAlmostEqual(row["device_bound_s"], 3.0)
@@ -86,6 +90,10 @@ class Rows(unittest.TestCase):
         recs = [record(0, 1.0, algorithm="bfs", peak=300 << 20), record(1, 0, algorithm="bfs", status="failed")]
         (row,) = report.rows_for_workload("ooc", recs, None, COST, [])
         self.assertEqual(row["within_budget"], "NO")  # 300 MiB peak against --physical_memory 256M
+        self.assertEqual((row["wall_mean_s"], row["wall_ci99_s"]), (1.0, ""))  # one run: no interval
+        line = report.text_table([row]).splitlines()[1]
+        self.assertIn(" 1.00 ", line)  # the mean alone, no "+-"
+        self.assertNotIn("+-", line)
         self.assertEqual((row["runs"], row["failures"]), (1, 1))
         self.assertIn("boom", row["failure_reasons"])
         self.assertNotIn("device_bound_s", row)  # no probe
@@ -99,6 +107,10 @@ class Rows(unittest.TestCase):
         (row,) = report.rows_for_workload("mem", [record(0, 3.0, memory="4G"), record(1, 5.0, memory="4G")], PROBE, [], xs)
         self.assertEqual(row["xstream_runs"], 2)
         self.assertEqual(row["xstream_median_s"], 15.0)
+        # 14 and 16: stdev sqrt(2), t(0.995, 1 df) = 63.657 over sqrt(2).
+        self.assertAlmostEqual(row["xstream_mean_s"], 15.0)
+        self.assertAlmostEqual(row["xstream_ci99_s"], 63.657)
+        self.assertIn("15.00+-63.66", report.text_table([row]))
         self.assertAlmostEqual(row["speedup_vs_xstream"], 15.0 / 4.0)
         self.assertIn("X-Stream: abort", row["failure_reasons"])
 
