@@ -37,6 +37,9 @@ struct BfsProgram {
     if (src.level == superstep) emit(e.dst, Update{e.src});
   }
   bool active(const Vertex& src, std::uint32_t superstep) const { return src.level == superstep; }
+  // Reached at level s or before: every update of superstep s or later offers level s + 1 or more,
+  // which gather refuses (core/program.hpp, ProgramWithSettled).
+  bool settled(const Vertex& v, std::uint32_t superstep) const { return v.level <= superstep; }
   // An active source (level == superstep) sends its id whatever else its state holds; a gather
   // never changes a vertex of level s in s (its updates offer level s + 1). Keyed edge streams
   // (K > 1) emit from the active bit alone (core/program.hpp).

@@ -94,6 +94,9 @@ class Engine : private EngineBase {
   // no state there at all: the bit decides (one-way programs: a stream's reading vertex is the
   // record's source).
   static constexpr bool kStreamBitScatter = ProgramWithActiveScatter<P> && !kReverse;
+  // Keyed streams of a program that tells its settled vertices (bfs) drop the updates to the ones
+  // known settled (settled_bits_).
+  static constexpr bool kStreamSettled = ProgramWithSettled<P> && kStreamActiveBits;
   // route_and_apply groups updates by key with 1 + kExtraHistograms interleaved counter tables
   // when there are at most kMaxInterleavedKeys keys (24 KiB per worker: with the offsets and the
   // spill staging inside the memory plan's 64 KiB per-worker slack).
@@ -156,6 +159,7 @@ class Engine : private EngineBase {
     traits.one_way_on_symmetric = program_one_way_on_symmetric<P>();
     traits.active_bits = kActiveBits;
     traits.stream_active_bits = kStreamActiveBits;
+    traits.settled_bits = kStreamSettled;
     // A program that tells its active vertices scatters from some sources only: the grid orders
     // each bucket by source (a source's records consecutive, its state or Source read once per run,
     // in order). PageRank (every source scatters) keeps its order: by source its supersteps were
@@ -467,6 +471,13 @@ class Engine : private EngineBase {
     constexpr std::uint64_t kWordsPerTask = 4096;  // whole words of active_words_ per task
     const std::uint64_t tasks = (words + kWordsPerTask - 1) / kWordsPerTask;
     std::vector<std::uint64_t> task_active(tasks, 0);
+    // kStreamSettled: the keyed streams' filter learns this partition's settled vertices here, in
+    // whole words (partitions of whole words: all of them, or none).
+    bool settled = false;
+    if constexpr (kStreamSettled) {
+      settled = K_ > 1 && plan_.segment_records > 0 && base_ % 64 == 0;
+      if (settled && settled_bits_.empty()) settled_bits_.assign((graph_.vertices + 63) / 64, 0);
+    }
     pool_->run(tasks, [&](std::size_t t, unsigned) {
       const std::uint64_t last = std::min(words, (t + 1) * kWordsPerTask);
       std::uint64_t active = 0;
@@ -476,6 +487,13 @@ class Engine : private EngineBase {
         std::uint64_t bits = 0;
         for (std::uint64_t v = first; v < end; ++v) bits |= std::uint64_t{program_.active(st[v], s) ? 1U : 0U} << (v - first);
         active_bits_[w] = bits;
+        if constexpr (kStreamSettled) {
+          if (settled) {
+            std::uint64_t done = 0;
+            for (std::uint64_t v = first; v < end; ++v) done |= std::uint64_t{program_.settled(st[v], s) ? 1U : 0U} << (v - first);
+            settled_bits_[base_ / 64 + w] |= done;
+          }
+        }
         active_words_[w / 64] |= std::uint64_t{bits != 0 ? 1U : 0U} << (w % 64);
         active += static_cast<std::uint64_t>(std::popcount(bits));
       }
@@ -1694,7 +1712,11 @@ class Engine : private EngineBase {
       Entry* const last = out + (c.hi - lo) * E;  // strays are stored at last[-1], last[-2], ...
       std::size_t k = 0;
       std::size_t strays = 0;
+      const std::uint64_t* const settled = settled_bits_.empty() ? nullptr : settled_bits_.data();
       auto emit = [&](VertexId target, const Update& u) {
+        if constexpr (kStreamSettled) {
+          if (settled != nullptr && active_bit(settled, target)) return;  // it would change nothing
+        }
         if (static_cast<std::uint64_t>(target) - target_lo < target_count) {
           mine[k++] = Entry{target, u};
         } else {
@@ -2049,6 +2071,11 @@ class Engine : private EngineBase {
   std::vector<KeyedGroup> keyed_groups_;
   std::vector<std::uint32_t> keyed_order_;
   std::vector<std::uint64_t> stray_starts_;  // keyed_chunks_[i]'s first stray in record order
+  // kStreamSettled: bit v set when vertex v is known settled (ProgramWithSettled), over all
+  // vertices; set for partition p's vertices by mark_active_vertices when p is scattered (settled
+  // at that superstep, and so at every later one). Another partition's bits are as of its last
+  // scatter: fewer than are settled, never more. Empty: no filter.
+  std::vector<std::uint64_t> settled_bits_;
 };
 
 /// Runs `program` on `graph` with `options`; `visit` receives the final states.

@@ -194,6 +194,7 @@ Status EngineBase::plan_run(MemoryPlanInput input) {
   input.source_bytes = traits_.source_bytes;
   input.active_bits = traits_.active_bits;
   input.stream_active_bits = traits_.stream_active_bits;
+  input.settled_bits = traits_.settled_bits;
   input.stream_record_bytes = edge_record_size(program_edge_type());
   // With a timeline recording (--timeline), its buffers too: one per pool thread, made as they record.
   input.baseline_rss = current_rss_bytes() + (timeline::on() ? std::uint64_t{options_.threads} * timeline::kBytesPerThread : 0);

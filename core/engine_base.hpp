@@ -62,6 +62,7 @@ struct EngineProgramTraits {
   bool one_way_on_symmetric = false;  // program_one_way_on_symmetric<P>(): each edge once per direction on a symmetric input
   bool active_bits = false;       // Engine<P>::kActiveBits: a grid run keeps a bit per vertex (active_bits_)
   bool stream_active_bits = false;  // Engine<P>::kStreamActiveBits: so do keyed streams (K > 1)
+  bool settled_bits = false;        // Engine<P>::kStreamSettled: keyed streams keep a bit per vertex of the graph
   bool grid_by_source = false;    // ProgramWithActive<P>: buckets by source (in memory: not with a Source)
 };
 

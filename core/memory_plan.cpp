@@ -104,7 +104,7 @@ std::string MemoryPlan::describe() const {
     << " + codec buffers " << mib(codec_bytes)
     << (grid_window_bytes > 0 ? " + edge grid on disk (windows, counters) " : " + edge grid (while built) ") << mib(grid_bytes)
     << " + keyed stream index " << mib(segment_index_bytes) << " + split segments beyond the state " << mib(segment_split_bytes)
-    << " + active vertex bits " << mib(active_bytes) << " (estimated peak " << mib(estimated_peak()) << ")";
+    << " + active vertex bits " << mib(active_bytes) << " + settled vertex bits " << mib(settled_bytes) << " (estimated peak " << mib(estimated_peak()) << ")";
   return s.str();
 }
 
@@ -204,6 +204,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // padding), and one per 64 of them (Engine::active_words_).
       const std::uint64_t bit_bytes = (size + (std::uint64_t{1} << 16)) / 8 + 8;
       plan.active_bytes = (plan.partitions == 1 ? input.active_bits : input.stream_active_bits) ? round_up(bit_bytes + bit_bytes / 64 + 8, kIoAlignment) : 0;
+      // The keyed streams' settled vertices (Engine::settled_bits_): a bit per vertex of the graph.
+      plan.settled_bytes = plan.partitions > 1 && input.settled_bits ? round_up(vertices / 8 + 16, kIoAlignment) : 0;
       set_write_chunk(attempt.write_chunk);
       // Second level: cache partitions of at most half the CPU cache, and enough of them to keep
       // every worker busy.
@@ -219,7 +221,8 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       const std::uint64_t keyed_index = plan.partitions > 1 && options.segment_records > 0 && input.edges > 0
                                             ? keyed_index_bytes(plan.partitions, cache_partitions, std::min(attempt.batch, options.segment_records))
                                             : 0;
-      const std::uint64_t others = plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes + plan.active_bytes + keyed_index;
+      const std::uint64_t others =
+          plan.baseline_bytes + plan.state_bytes + plan.reader_bytes + plan.worker_bytes + plan.active_bytes + plan.settled_bytes + keyed_index;
       const std::uint64_t codec_fixed = framed ? threads * 1024 : 0;  // frame headers and codec slack
       if (plan.partitions > 1 && others + plan.writer_bytes + plan.codec_bytes > plan.budget && others + codec_fixed < plan.budget) {
         // Shrink the write requests (and frames) so that one per partition (times the depth, plus

@@ -52,6 +52,7 @@ struct MemoryPlanInput {
   std::uint64_t planned_supersteps = 0;  // known in advance (fixed iteration counts); 0 = not known
   bool active_bits = false;              // the program tells active vertices: K = 1 keeps a bit per vertex
   bool stream_active_bits = false;       // ... and K > 1 (keyed streams) keeps one per vertex of a partition
+  bool settled_bits = false;             // K > 1 (keyed streams) also keeps one per vertex of the graph (settled)
 };
 
 struct MemoryPlan {
@@ -108,13 +109,14 @@ struct MemoryPlan {
   // K = 1, a program that tells its active vertices: one bit per vertex (padded to whole grid
   // blocks), the grid scatters' filter (Engine::mark_active_vertices).
   std::uint64_t active_bytes = 0;
+  std::uint64_t settled_bytes = 0;      // K > 1, ProgramWithSettled: a bit per vertex of the graph
   /// One term of the estimate, named as --stats_json's `memory_plan` gives it.
   struct Term {
     const char* name;
     std::uint64_t bytes;
   };
   /// Every term of the estimate; estimated_peak() is their sum.
-  std::array<Term, 11> terms() const {
+  std::array<Term, 12> terms() const {
     return {{{"baseline", baseline_bytes},
              {"vertex_state", state_bytes},
              {"stream_reader", reader_bytes},
@@ -125,7 +127,8 @@ struct MemoryPlan {
              {"edge_grid", grid_bytes},
              {"keyed_stream_index", segment_index_bytes},
              {"split_segments", segment_split_bytes},
-             {"active_bits", active_bytes}}};
+             {"active_bits", active_bytes},
+             {"settled_bits", settled_bytes}}};
   }
   std::uint64_t estimated_peak() const {
     std::uint64_t sum = 0;

@@ -135,6 +135,15 @@ concept ProgramWithSource = requires(const P& p, const typename P::Vertex& v, co
   p.scatter_source(src, e, std::uint32_t{}, [](VertexId, const typename P::Update&) {});
 };
 
+/// True when P can tell that a vertex is settled (the optional settled()): no update emitted in
+/// superstep s or later changes a vertex settled at s (bfs: a vertex whose level is at most s, as
+/// every update of s offers level s + 1). The keyed scatter (K > 1) then drops the updates to the
+/// vertices it knows to be settled instead of applying or spilling them (Engine::settled_bits_).
+template <typename P>
+concept ProgramWithSettled = requires(const P& p, const typename P::Vertex& v) {
+  { p.settled(v, std::uint32_t{}) } -> std::same_as<bool>;
+};
+
 /// True when P can tell that a superstep's scatter emits only to the destination of each edge (the
 /// optional emits_to_destination(); PageRank's rank supersteps, not its degree count). The in-memory
 /// grid then scatters by destination block (Engine::scatter_grid_lines_as; by source block the

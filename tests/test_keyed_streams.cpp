@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "algorithms/bfs.hpp"
 #include "algorithms/cc.hpp"
 #include "algorithms/scc.hpp"
 #include "algorithms/sssp.hpp"
@@ -462,6 +463,61 @@ TEST_CASE("keyed streams: the split pass takes a run of input in many steps, sam
         CHECK(final_states(*graph, SsspProgram{}, 3, p, batch, keyed, dir.path(), distance) == sssp_want);  // 12-byte records
         CHECK(final_states(*graph, SccProgram{}, 3, p, batch, keyed, dir.path(), scc_label) == scc_want);   // reverse edges
       }
+    }
+  }
+}
+
+// BFS without settled(): every update is emitted, applied or spilled (the filter's reference).
+struct BfsAllUpdates : BfsProgram {
+  bool settled(const Vertex&, std::uint32_t) const = delete;
+};
+static_assert(ProgramWithSettled<BfsProgram>);
+static_assert(!ProgramWithSettled<BfsAllUpdates>);
+
+TEST_CASE("keyed streams: bfs drops the updates to settled vertices, same levels and parents", "[keyed_split]") {
+  // A vertex reached before a superstep keeps its level and parent whatever that superstep offers,
+  // so the keyed scatter drops those updates (Engine::settled_bits_). A reached vertex's parent is
+  // still lowered by a smaller one of its own level (bfs.hpp), so dropping the updates of the
+  // superstep that reaches it would show here as a different parent.
+  TempDir dir;
+  const auto ini = write_graph(dir.path(), "g", random_edges(20011, 160000, 11), 20011);
+  auto graph = read_graph_ini(ini);
+  REQUIRE(graph.has_value());
+  const auto run = [&](const auto& program, std::uint64_t k, unsigned p) {
+    EngineOptions options;
+    options.threads = p;
+    options.forced_partitions = k;
+    options.work_dirs = {dir.path()};
+    std::vector<BfsProgram::Vertex> states(graph->vertices);
+    const auto stats = run_engine(*graph, options, program, [&](VertexId first, std::span<const BfsProgram::Vertex> part) {
+      std::copy(part.begin(), part.end(), states.begin() + first);
+      return Status::ok();
+    });
+    REQUIRE(stats.has_value());
+    CHECK((stats->plan.segment_records > 0) == (k > 1));
+    return std::pair(states, *stats);
+  };
+  const auto [want, one] = run(BfsProgram{}, 1, 2);
+  const auto levels = [](const std::vector<BfsProgram::Vertex>& v) {
+    std::vector<std::uint64_t> out;
+    for (const auto& x : v) out.push_back(BfsProgram::ordered(x.level, x.parent));
+    return out;
+  };
+  std::uint64_t reached = 0;
+  for (const auto& v : want) reached += v.level != BfsProgram::kUnreached ? 1 : 0;
+  CHECK(reached > 10000);
+  for (std::uint64_t k : {2U, 3U}) {
+    for (unsigned p : {1U, 2U}) {
+      INFO("K = " << k << ", -p " << p);
+      const auto [all_states, all] = run(BfsAllUpdates{}, k, p);
+      const auto [states, filtered] = run(BfsProgram{}, k, p);
+      CHECK(levels(all_states) == levels(want));
+      CHECK(levels(states) == levels(want));
+      // Fewer updates, and fewer of them spilled to the other partitions' streams.
+      CHECK(filtered.updates_emitted < all.updates_emitted);
+      CHECK(filtered.updates_spilled < all.updates_spilled);
+      CHECK(filtered.plan.settled_bytes > 0);
+      CHECK(all.plan.settled_bytes == 0);
     }
   }
 }
