@@ -48,6 +48,12 @@
 //     // active(v, s), scatter(v, e, s, emit) emits exactly what scatter_active(e, s, emit) does,
 //     // and no gather during s turns a state active in s into one that is not.
 //     template <class Emit> void scatter_active(const Edge& e, std::uint32_t superstep, Emit&& emit) const;
+//     // Optional, with active(): the vertex is settled at superstep s. Contract: once settled at s
+//     // it is settled at every later superstep, and gather refuses (returns false, leaves the
+//     // state) every update emitted in s or later to it (bfs: a level of s or less). The keyed
+//     // scatter (K > 1) then drops the updates to the vertices it knows settled (a bit per vertex
+//     // of the graph, learned when each partition is scattered) instead of applying or spilling them.
+//     bool settled(const Vertex& state, std::uint32_t superstep) const;
 //     // Optional: false when scatter and scatter_reverse never read Edge::weight (default true).
 //     // The grid (in memory or on disk) then keeps 4 bytes per edge (two block-local ids) instead
 //     // of 8 (plus the weight), and the K > 1 edge streams 8 bytes instead of 12 on a weighted
