@@ -475,7 +475,7 @@ class Engine : private EngineBase {
     // whole words (partitions of whole words: all of them, or none).
     bool settled = false;
     if constexpr (kStreamSettled) {
-      settled = K_ > 1 && plan_.segment_records > 0 && base_ % 64 == 0;
+      settled = K_ > 1 && plan_.segment_records > 0 && base_ % 64 == 0 && covered == count_;
       if (settled && settled_bits_.empty()) settled_bits_.assign((graph_.vertices + 63) / 64, 0);
     }
     pool_->run(tasks, [&](std::size_t t, unsigned) {
