@@ -204,8 +204,11 @@ Expected<MemoryPlan> plan_memory(const MemoryPlanInput& input, const EngineOptio
       // padding), and one per 64 of them (Engine::active_words_).
       const std::uint64_t bit_bytes = (size + (std::uint64_t{1} << 16)) / 8 + 8;
       plan.active_bytes = (plan.partitions == 1 ? input.active_bits : input.stream_active_bits) ? round_up(bit_bytes + bit_bytes / 64 + 8, kIoAlignment) : 0;
-      // The keyed streams' settled vertices (Engine::settled_bits_): a bit per vertex of the graph.
-      plan.settled_bytes = plan.partitions > 1 && input.settled_bits ? round_up(vertices / 8 + 16, kIoAlignment) : 0;
+      // The keyed streams' settled vertices (Engine::settled_bits_): a bit per vertex of the graph;
+      // none without keyed streams (--segment_records 0), as for their index below.
+      plan.settled_bytes = plan.partitions > 1 && options.segment_records > 0 && input.settled_bits
+                               ? round_up(vertices / 8 + 16, kIoAlignment)
+                               : 0;
       set_write_chunk(attempt.write_chunk);
       // Second level: cache partitions of at most half the CPU cache, and enough of them to keep
       // every worker busy.
